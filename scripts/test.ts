@@ -1,0 +1,51 @@
+// ./heed test: runs every package's tests through turbo (cached per package), then prints one
+// summary line "N passed, N failed[, N skipped]" from the vitest JSON reports.
+import { spawnSync } from "node:child_process"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { join, relative } from "node:path"
+import { root, workspacePackages } from "./workspace.ts"
+
+const tested = workspacePackages().filter((pkg) => pkg.scripts.test !== undefined)
+for (const pkg of tested) rmSync(join(pkg.dir, ".reports"), { recursive: true, force: true })
+
+const turbo = spawnSync(
+  "pnpm",
+  ["exec", "turbo", "run", "test", "--continue", "--concurrency=2", ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: "inherit"
+  }
+)
+
+let passed = 0
+let failed = 0
+let skipped = 0
+const problems: Array<string> = []
+for (const pkg of tested) {
+  const report = join(pkg.dir, ".reports", "vitest.json")
+  if (!existsSync(report)) {
+    failed += 1
+    problems.push(`${pkg.name}: no test report (the test run crashed before reporting; see its output above)`)
+    continue
+  }
+  const json = JSON.parse(readFileSync(report, "utf8"))
+  passed += json.numPassedTests ?? 0
+  failed += json.numFailedTests ?? 0
+  skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0)
+  // A suite that failed to load has no failed tests but is a failure all the same.
+  const brokenSuites = (json.testResults ?? []).filter(
+    (suite: { status: string; assertionResults?: Array<unknown> }) =>
+      suite.status === "failed" && (suite.assertionResults ?? []).length === 0
+  )
+  for (const suite of brokenSuites) {
+    failed += 1
+    problems.push(`${pkg.name}: ${relative(pkg.dir, suite.name)} failed to load`)
+  }
+}
+if (turbo.status !== 0 && failed === 0) {
+  failed += 1
+  problems.push(`turbo exited with status ${turbo.status}; see the output above`)
+}
+for (const problem of problems) console.error(`heed: ${problem}`)
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`)
+process.exit(failed > 0 ? 1 : 0)
