@@ -1,0 +1,6 @@
+/**
+ * @heed/decay: Efforts, reference detection, salience decay and working-context assembly.
+ *
+ * @since 0.1.0
+ */
+export {}
