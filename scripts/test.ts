@@ -1,21 +1,28 @@
-// ./heed test: runs every package's tests through turbo (cached per package), then prints one
-// summary line "N passed, N failed[, N skipped]" from the vitest JSON reports.
+// ./heed test [package...]: runs the tests of every package (or the named ones) through turbo, cached
+// per package, then prints one summary line "N passed, N failed[, N skipped]" from the vitest JSON reports.
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join, relative } from "node:path"
 import { root, workspacePackages } from "./workspace.ts"
 
-const tested = workspacePackages().filter((pkg) => pkg.scripts.test !== undefined)
+const wanted = process.argv.slice(2)
+const withTests = workspacePackages().filter((pkg) => pkg.scripts.test !== undefined)
+const isWanted = (pkg: { name: string; shortName: string }) =>
+  wanted.includes(pkg.name) || wanted.includes(pkg.shortName)
+const tested = wanted.length === 0 ? withTests : withTests.filter(isWanted)
+const unknown = wanted.filter((name) => !tested.some((pkg) => pkg.name === name || pkg.shortName === name))
+if (unknown.length > 0) {
+  const known = withTests.map((pkg) => pkg.shortName).join(", ")
+  console.error(`heed: no tested package named ${unknown.join(", ")}; known: ${known}`)
+  process.exit(2)
+}
 for (const pkg of tested) rmSync(join(pkg.dir, ".reports"), { recursive: true, force: true })
 
-const turbo = spawnSync(
-  "pnpm",
-  ["exec", "turbo", "run", "test", "--continue", "--concurrency=2", ...process.argv.slice(2)],
-  {
-    cwd: root,
-    stdio: "inherit"
-  }
-)
+const filters = wanted.length === 0 ? [] : tested.map((pkg) => `--filter=${pkg.name}`)
+const turbo = spawnSync("pnpm", ["exec", "turbo", "run", "test", "--continue", "--concurrency=2", ...filters], {
+  cwd: root,
+  stdio: "inherit"
+})
 
 let passed = 0
 let failed = 0
