@@ -1,6 +1,28 @@
 /**
- * @heed/collator: Awareness entries, store port, collator and a token-budgeted briefing.
+ * @heed/collator: awareness entries, store port, collator and a token-budgeted briefing.
  *
  * @since 0.1.0
  */
-export {}
+
+export * from "./Awareness.ts"
+export * from "./Briefing.ts"
+
+/**
+ * The collator: `Collator.generate(snapshot, now, options?)` digests awareness entries into a token-budgeted
+ * briefing, purely and synchronously, plus the predicates and templates it is built from (`isSuppressed`,
+ * `matchesPattern`, `validateConditions`, `composeSummary`, `composeMention`).
+ *
+ * @since 0.1.0
+ */
+export * as Collator from "./Collator.ts"
+
+export * from "./Entry.ts"
+export * from "./Store.ts"
+
+/**
+ * The store contract suite every `Store` implementation must pass: `StoreContract.run({ name, layer, describe, it })`
+ * registers it with the caller's test runner (no test-framework dependency here).
+ *
+ * @since 0.1.0
+ */
+export * as StoreContract from "./StoreContract.ts"

@@ -1,0 +1,155 @@
+import { record, run } from "@heed/bench"
+import { countO200k, toCompactJson } from "@heed/schema"
+import { Collator, type Entry } from "../src/index.ts"
+
+const now = new Date("2026-03-20T12:00:00Z")
+const iso = (offsetSec: number) => new Date(now.getTime() + offsetSec * 1000).toISOString().replace(".000Z", "Z")
+
+let seq = 0
+const entry = (
+  type: Entry["type"],
+  source: string,
+  data: Record<string, unknown>,
+  extra: Partial<Entry> = {}
+): Entry => ({
+  id: `${type}-${++seq}`,
+  type,
+  source,
+  tags: [],
+  created: iso(-30),
+  updated: null,
+  expires: null,
+  deleted: null,
+  data,
+  ...extra
+})
+
+// The large snapshot: 1,000 sources, 10,000 active alerts, 500 suppressions, 200 patterns, 1,000 intentions.
+const sources = Array.from({ length: 1000 }, (_, i) => `host-${String(i).padStart(4, "0")}`)
+const kinds = ["cpu_high", "disk_full", "memory_pressure", "backup_late", "link_flap", "temp_high", "raid_degraded"]
+const statuses = sources.map((source, i) =>
+  entry("status", source, { metrics: { cpu_pct: i % 100 }, ttl_sec: i % 97 === 0 ? 10 : 600 })
+)
+const alerts = Array.from({ length: 10_000 }, (_, i) => {
+  const source = sources[i % 1000] as string
+  const kind = kinds[i % kinds.length] as string
+  return entry(
+    "alert",
+    source,
+    {
+      alert_id: `${kind}_${Math.floor(i / 1000)}`,
+      level: i % 11 === 0 ? "critical" : "warning",
+      alert_type: "threshold",
+      message: `${kind.replace("_", " ")} on ${source}: value ${i % 100} over threshold`,
+      resolved: false,
+      metric: `${kind}_pct`
+    },
+    { tags: [kind.split("_")[0] as string, "infra"], created: iso(-(i % 3600)) }
+  )
+})
+const suppressions = Array.from({ length: 500 }, (_, i) =>
+  entry(
+    "suppression",
+    i < 20 ? "" : (sources[(i * 7) % 1000] as string),
+    {
+      metric: i % 3 === 0 ? `${kinds[i % kinds.length]}_pct` : null,
+      suppress_level: i % 5 === 0 ? "critical" : "warning",
+      escalation_override: true,
+      reason: "maintenance"
+    },
+    { tags: i < 20 ? [`maint-${i}`] : [], expires: iso(i % 4 === 0 ? -600 : 3600) }
+  )
+)
+const patterns = Array.from({ length: 200 }, (_, i) =>
+  entry("pattern", i < 10 ? "" : (sources[(i * 13) % 1000] as string), {
+    description: "expected load",
+    // Global patterns (the first 10) only apply on Sundays, so they do not hide everything on this Friday.
+    conditions:
+      i < 10
+        ? { day_of_week: "sunday" }
+        : i % 2 === 0
+          ? { day_of_week: "friday" }
+          : { alert_id: `${kinds[i % kinds.length]}_*`, hour_range: [9, 17] },
+    effect: i % 2 === 0 ? `suppress ${kinds[i % kinds.length]}` : "",
+    learned_from: "conversation"
+  })
+)
+const intentions = Array.from({ length: 1000 }, (_, i) =>
+  entry("intention", "personal", {
+    goal: `Follow up on item ${i}`,
+    state: "pending",
+    urgency: i % 10 === 0 ? "high" : "normal",
+    deliver_at: iso(i % 50 === 0 ? -60 : 60 * (i + 1))
+  })
+)
+const large: Collator.Snapshot = { statuses, alerts, suppressions, patterns, intentions }
+
+// The seed's all-clear example: 3 sources, one active suppression.
+const allClear: Collator.Snapshot = {
+  statuses: ["synology-nas", "gcal", "github-ci"].map((source) =>
+    entry("status", source, { metrics: {}, ttl_sec: 600 })
+  ),
+  alerts: [],
+  suppressions: [
+    entry(
+      "suppression",
+      "",
+      { metric: null, suppress_level: "warning", escalation_override: true, reason: "" },
+      { expires: iso(3600) }
+    )
+  ],
+  patterns: [],
+  intentions: []
+}
+
+// Two issues: a warning on the NAS and a critical CI failure.
+const twoIssues: Collator.Snapshot = {
+  ...allClear,
+  alerts: [
+    entry("alert", "synology-nas", {
+      alert_id: "qbittorrent_stopped",
+      level: "warning",
+      alert_type: "structural",
+      message: "qBittorrent stopped — should always be running",
+      resolved: false
+    }),
+    entry("alert", "github-ci", {
+      alert_id: "main_red",
+      level: "critical",
+      alert_type: "structural",
+      message: "main branch build failing for 3 runs",
+      resolved: false
+    })
+  ]
+}
+
+const tokensOf = (snapshot: Collator.Snapshot) => countO200k(toCompactJson(Collator.generate(snapshot, now).briefing))
+const largeResult = Collator.generate(large, now)
+
+await run(
+  "Collator.generate",
+  [
+    {
+      name: "large snapshot (1k sources, 10k alerts, 500 supp., 200 patterns, 1k intentions)",
+      fn: () => Collator.generate(large, now),
+      figures: () => ({ tokens: largeResult.tokens, active_alerts: largeResult.briefing.active_alerts })
+    },
+    {
+      name: "all clear, 3 sources",
+      fn: () => Collator.generate(allClear, now),
+      figures: { tokens: tokensOf(allClear) }
+    },
+    {
+      name: "2 issues, 3 sources",
+      fn: () => Collator.generate(twoIssues, now),
+      figures: { tokens: tokensOf(twoIssues) }
+    }
+  ],
+  { timeMs: 2000 }
+)
+
+record("Collator briefing tokens (o200k, compact JSON)", [
+  { name: "all clear, 3 sources (target <= 100)", figures: { tokens: tokensOf(allClear) } },
+  { name: "2 issues, 3 sources", figures: { tokens: tokensOf(twoIssues) } },
+  { name: "large snapshot (target <= 500)", figures: { tokens: largeResult.tokens } }
+])

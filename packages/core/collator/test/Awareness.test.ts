@@ -1,0 +1,715 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { Awareness, type AwarenessError, Store, StoreError } from "../src/index.ts"
+
+const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
+const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
+
+const setup = Effect.gen(function* () {
+  yield* TestClock.setTime(START)
+  return yield* Awareness
+})
+
+const minutes = (n: number) => TestClock.adjust(`${n} minutes`)
+
+const instance = Effect.gen(function* () {
+  return yield* Awareness
+})
+
+const head = <A>(items: ReadonlyArray<A>): A => {
+  const item = items[0]
+  assert.isDefined(item)
+  return item as A
+}
+
+const failure = <A>(effect: Effect.Effect<A, AwarenessError>) => Effect.flip(effect)
+
+describe("Awareness: write tools", () => {
+  it.effect("report_status returns handles only and replaces the source's status", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const first = yield* awareness.reportStatus({ source: "nas", tags: ["infra"], metrics: { cpu_pct: 12 } })
+      assert.strictEqual(first.status, "ok")
+      assert.strictEqual(first.source, "nas")
+      const second = yield* awareness.reportStatus({
+        source: "nas",
+        tags: ["infra"],
+        metrics: { cpu_pct: 13 },
+        ttl_sec: 300
+      })
+      const store = yield* Store
+      const statuses = yield* store.query({ types: ["status"] })
+      assert.lengthOf(statuses, 1)
+      assert.strictEqual(statuses[0]?.id, second.id)
+      assert.deepStrictEqual(statuses[0]?.data, { metrics: { cpu_pct: 13 }, ttl_sec: 300 })
+      const status = yield* awareness.getStatus({ source: "nas" })
+      assert.strictEqual(status.id, second.id)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("report_alert upserts by (source, alert_id), merging data and replacing tags", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const first = yield* awareness.reportAlert({
+        source: "nas",
+        tags: ["a"],
+        alert_id: "disk",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk 91%",
+        details: { mount: "/volume1" }
+      })
+      assert.deepStrictEqual(first, { status: "ok", id: first.id, action: "reported", alert_id: "disk" })
+      const second = yield* awareness.reportAlert({
+        source: "nas",
+        tags: ["b"],
+        alert_id: "disk",
+        level: "critical",
+        alert_type: "threshold",
+        message: "Disk 99%"
+      })
+      assert.strictEqual(second.id, first.id)
+      yield* awareness.reportAlert({
+        source: "ci",
+        tags: [],
+        alert_id: "disk",
+        level: "warning",
+        alert_type: "threshold",
+        message: "CI disk"
+      })
+      const page = yield* awareness.getAlerts({ source: "nas" })
+      assert.lengthOf(page.entries, 1)
+      const entry = page.entries[0] as { tags: ReadonlyArray<string>; data: Record<string, unknown> }
+      assert.deepStrictEqual(entry.tags, ["b"])
+      assert.strictEqual(entry.data.level, "critical")
+      assert.deepStrictEqual(entry.data.details, { mount: "/volume1" })
+      assert.lengthOf((yield* awareness.getAlerts()).entries, 2)
+      const resolved = yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "disk",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk fine",
+        resolved: true
+      })
+      assert.strictEqual(resolved.action, "resolved")
+      assert.lengthOf((yield* awareness.getAlerts({ source: "nas" })).entries, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("concurrent report_alert calls produce one row", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* Effect.forEach(
+        Array.from({ length: 10 }, (_, i) => i),
+        (i) =>
+          awareness.reportAlert({
+            source: "nas",
+            tags: [],
+            alert_id: "cpu",
+            level: "warning",
+            alert_type: "threshold",
+            message: `CPU ${90 + i}%`
+          }),
+        { concurrency: "unbounded", discard: true }
+      )
+      assert.lengthOf((yield* awareness.getAlerts()).entries, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("invalid parameters give structured errors with valid values and did-you-mean", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const level = yield* failure(
+        awareness.reportAlert({
+          source: "nas",
+          tags: [],
+          alert_id: "x",
+          level: "critcal",
+          alert_type: "threshold",
+          message: "m"
+        })
+      )
+      assert.strictEqual(level.code, "invalid_parameter")
+      assert.strictEqual(level.param, "level")
+      assert.deepStrictEqual(level.valid, ["warning", "critical"])
+      assert.strictEqual(level.suggestion, "critical")
+      assert.isFalse(level.retryable)
+      assert.deepStrictEqual(level.toEnvelope().status, "error")
+      assert.strictEqual(level.toEnvelope().error.code, "invalid_parameter")
+      const missing = yield* failure(awareness.reportStatus({ tags: [], metrics: {} }))
+      assert.strictEqual(missing.param, "source")
+      const empty = yield* failure(awareness.remind({ goal: "g", source: "s", tags: [], deliver_at: "" }))
+      assert.strictEqual(empty.param, "deliver_at")
+      const malformed = yield* failure(awareness.remind({ goal: "g", source: "s", tags: [], deliver_at: "tomorrow" }))
+      assert.isString(malformed.help_url)
+      const negative = yield* failure(awareness.getAlerts({ limit: -1 }))
+      assert.strictEqual(negative.param, "limit")
+      const duration = yield* failure(awareness.suppressAlert({ duration_minutes: 0 }))
+      assert.strictEqual(duration.param, "duration_minutes")
+      // biome-ignore lint/suspicious/noExplicitAny: an untyped caller passing null
+      const nullParams = yield* failure(awareness.reportStatus(null as any))
+      assert.strictEqual(nullParams.param, "source")
+      const far = yield* failure(awareness.getKnowledge({ entry_type: "zzzzzzzz" }))
+      assert.isUndefined(far.suggestion)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("naive and Z timestamps are accepted as UTC", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remind({ goal: "a", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00" })
+      yield* awareness.remind({ goal: "b", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00Z" })
+      const page = yield* awareness.getIntentions({})
+      const times = page.entries.map((e) => (e.data as { deliver_at: string }).deliver_at)
+      assert.deepStrictEqual(times, ["2026-03-21T09:00:00Z", "2026-03-21T09:00:00Z"])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("learn_pattern rejects unknown condition keys with a suggestion", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const error = yield* failure(
+        awareness.learnPattern({ source: "nas", tags: [], description: "d", conditions: { day_of_weak: "friday" } })
+      )
+      assert.strictEqual(error.code, "invalid_parameter")
+      assert.strictEqual(error.param, "conditions")
+      assert.strictEqual(error.suggestion, "day_of_week")
+      assert.include(error.valid ?? [], "hour_range")
+      const ok = yield* awareness.learnPattern({
+        source: "nas",
+        tags: [],
+        description: "qBittorrent restarts on Fridays",
+        conditions: { day_of_week: "friday" },
+        effect: "suppress qbittorrent_stopped"
+      })
+      assert.strictEqual(ok.status, "ok")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("write responses never echo the caller's payload", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const sentinel = "SENTINEL-7f3a"
+      const responses = [
+        yield* awareness.reportStatus({ source: "nas", tags: [sentinel], metrics: { x: sentinel } }),
+        yield* awareness.reportAlert({
+          source: "nas",
+          tags: [sentinel],
+          alert_id: "a",
+          level: "warning",
+          alert_type: "threshold",
+          message: sentinel
+        }),
+        yield* awareness.learnPattern({ source: "nas", tags: [sentinel], description: sentinel, effect: sentinel }),
+        yield* awareness.remember({ source: "nas", tags: [sentinel], description: sentinel, content: sentinel }),
+        yield* awareness.addContext({ source: "nas", tags: [sentinel], description: sentinel }),
+        yield* awareness.setPreference({ key: "k", value: sentinel }),
+        yield* awareness.suppressAlert({ source: "nas", tags: [sentinel], reason: sentinel }),
+        yield* awareness.remind({ goal: sentinel, source: "nas", tags: [sentinel], constraints: sentinel })
+      ]
+      for (const response of responses) assert.notInclude(JSON.stringify(response), sentinel)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("injection-looking payloads are stored literally", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const payload = "'; DROP TABLE entries; -- %s {0} $" + "{x}"
+      const { id } = yield* awareness.remember({ source: payload, tags: [payload], description: payload })
+      const store = yield* Store
+      const entry = Option.getOrThrow(yield* store.get(id))
+      assert.strictEqual(entry.source, payload)
+      assert.deepStrictEqual(entry.tags, [payload])
+      assert.strictEqual(entry.data.description, payload)
+    }).pipe(Effect.provide(TestLayer))
+  )
+})
+
+describe("Awareness: the cached briefing", () => {
+  it.effect("is cached until the store changes; staleness_sec is real", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 3600 })
+      const first = yield* awareness.getBriefing()
+      assert.strictEqual(first.staleness_sec, 0)
+      yield* TestClock.adjust("42 seconds")
+      const cached = yield* awareness.getBriefing()
+      assert.strictEqual(cached.staleness_sec, 42)
+      assert.strictEqual(cached.generated, first.generated)
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "d",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk"
+      })
+      const rebuilt = yield* awareness.getBriefing()
+      assert.strictEqual(rebuilt.staleness_sec, 0)
+      assert.strictEqual(rebuilt.sources.nas?.headline, "Disk")
+      assert.notStrictEqual(rebuilt.generated, first.generated)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("is rebuilt when time changes the answer (a status goes stale)", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {} })
+      assert.strictEqual((yield* awareness.getBriefing()).sources.nas?.status, "ok")
+      yield* TestClock.adjust("121 seconds")
+      const stale = yield* awareness.getBriefing()
+      assert.strictEqual(stale.sources.nas?.status, "stale")
+      assert.strictEqual(stale.staleness_sec, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("sees writes made by another Awareness instance over the same store", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const one = yield* Effect.provide(instance, Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.layer)
+      assert.strictEqual((yield* one.getBriefing()).active_alerts, 0)
+      yield* two.reportAlert({
+        source: "ci",
+        tags: [],
+        alert_id: "x",
+        level: "warning",
+        alert_type: "structural",
+        message: "CI red"
+      })
+      assert.strictEqual((yield* one.getBriefing()).active_alerts, 1)
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("alerts from a source without status appear in the briefing", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportAlert({
+        source: "edge",
+        tags: [],
+        alert_id: "x",
+        level: "critical",
+        alert_type: "structural",
+        message: "Edge down"
+      })
+      const briefing = yield* awareness.getBriefing()
+      assert.strictEqual(briefing.sources.edge?.status, "critical")
+      assert.isNull(briefing.sources.edge?.last_report ?? null)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("a metric-scoped suppression matches an MCP-reported alert with metric", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {} })
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "disk_busy",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk busy 97%",
+        metric: "disk_busy_pct",
+        value: 97,
+        threshold: 90
+      })
+      yield* awareness.suppressAlert({ source: "nas", metric: "disk_busy_pct", duration_minutes: 60, reason: "scrub" })
+      const briefing = yield* awareness.getBriefing()
+      assert.strictEqual(briefing.active_alerts, 0)
+      assert.strictEqual(briefing.evaluation.suppressed, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("clear_suppression brings the alert back; expiry re-surfaces it, marked as such", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "d",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk 91%"
+      })
+      const sup = yield* awareness.suppressAlert({ source: "nas", duration_minutes: 30 })
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 0)
+      yield* minutes(31)
+      const back = yield* awareness.getBriefing()
+      assert.strictEqual(back.active_alerts, 1)
+      assert.strictEqual(back.sources.nas?.resurfaced, true)
+      const again = yield* awareness.suppressAlert({ source: "nas", duration_minutes: 30 })
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 0)
+      const cleared = yield* awareness.clearSuppression({ entry_id: again.id })
+      assert.strictEqual(cleared.cleared, true)
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 1)
+      const missing = yield* failure(awareness.clearSuppression({ entry_id: again.id }))
+      assert.strictEqual(missing.code, "not_found")
+      const expired = yield* failure(awareness.clearSuppression({ entry_id: sup.id }))
+      assert.strictEqual(expired.code, "not_found")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("the owner's timezone preference drives pattern conditions", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "backup_slow",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Backup slow"
+      })
+      yield* awareness.learnPattern({
+        source: "nas",
+        tags: [],
+        description: "backups run 7-9 local time",
+        conditions: { hour_range: [7, 9], alert_id: "backup_*" }
+      })
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 1) // 12:00 UTC
+      yield* awareness.setPreference({ key: "timezone", value: "America/New_York" }) // 08:00 there
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 0)
+      const bad = yield* failure(awareness.setPreference({ key: "timezone", value: "Mars/Base" }))
+      assert.strictEqual(bad.param, "value")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("acted_on acknowledges an alert, holding it back", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const { id } = yield* awareness.reportAlert({
+        source: "nas",
+        tags: ["x"],
+        alert_id: "d",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk"
+      })
+      yield* minutes(1)
+      const ack = yield* awareness.actedOn({ entry_id: id, action: "acknowledged", platform: "claude" })
+      assert.strictEqual(ack.entry_id, id)
+      assert.strictEqual(ack.action, "acknowledged")
+      const briefing = yield* awareness.getBriefing()
+      assert.strictEqual(briefing.active_alerts, 0)
+      assert.strictEqual(briefing.evaluation.acknowledged, 1)
+      const missing = yield* failure(awareness.actedOn({ entry_id: "nope", action: "x" }))
+      assert.strictEqual(missing.code, "not_found")
+    }).pipe(Effect.provide(TestLayer))
+  )
+})
+
+describe("Awareness: flap damping", () => {
+  it.effect("an alert that flaps keeps firing in the briefing instead of toggling", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const report = (resolved: boolean) =>
+        awareness.reportAlert({
+          source: "nas",
+          tags: [],
+          alert_id: "link",
+          level: "warning",
+          alert_type: "structural",
+          message: "Uplink down",
+          resolved
+        })
+      yield* report(false)
+      yield* minutes(5)
+      yield* report(true)
+      yield* minutes(5)
+      yield* report(false)
+      yield* minutes(5)
+      yield* report(true)
+      const briefing = yield* awareness.getBriefing()
+      assert.strictEqual(briefing.active_alerts, 1)
+      assert.strictEqual(briefing.sources.nas?.flapping, true)
+      yield* minutes(61)
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+})
+
+describe("Awareness: intentions", () => {
+  it.effect("a due intention fires once, transitions to fired and is not reported again", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const { id } = yield* awareness.remind({
+        goal: "Call mom",
+        source: "personal",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      const first = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        first.fired_intentions?.map((i) => i.id),
+        [id]
+      )
+      const second = yield* awareness.getBriefing()
+      assert.isUndefined(second.fired_intentions)
+      const page = yield* awareness.getIntentions({ state: "fired" })
+      assert.lengthOf(page.entries, 1)
+      assert.strictEqual((head(page.entries).data as { state_reason: string }).state_reason, "Delivered via briefing")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("intentions fire exactly once under concurrent briefing reads (also across instances)", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const one = yield* Effect.provide(instance, Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.layer)
+      for (let i = 0; i < 5; i++) {
+        yield* one.remind({ goal: `Task ${i}`, source: "personal", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      }
+      const briefings = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) => (i % 2 === 0 ? one : two).getBriefing(),
+        { concurrency: "unbounded" }
+      )
+      const delivered = briefings.flatMap((b) => b.fired_intentions ?? []).map((i) => i.goal)
+      assert.deepStrictEqual([...delivered].sort(), ["Task 0", "Task 1", "Task 2", "Task 3", "Task 4"])
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("a future intention within the horizon is upcoming", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })
+      const briefing = yield* awareness.getBriefing()
+      assert.deepStrictEqual(briefing.upcoming, [{ source: "gcal", summary: "Dentist" }])
+      assert.isUndefined(briefing.fired_intentions)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("update_intention constrains transitions; snoozing re-arms the intention", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const { id } = yield* awareness.remind({
+        goal: "Stretch",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+      const noDate = yield* failure(awareness.updateIntention({ entry_id: id, state: "snoozed" }))
+      assert.strictEqual(noDate.param, "deliver_at")
+      yield* awareness.updateIntention({
+        entry_id: id,
+        state: "snoozed",
+        reason: "busy",
+        deliver_at: "2026-03-20T12:10:00Z"
+      })
+      assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
+      yield* minutes(11)
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+      yield* awareness.updateIntention({ entry_id: id, state: "completed" })
+      const back = yield* failure(awareness.updateIntention({ entry_id: id, state: "pending" }))
+      assert.strictEqual(back.code, "invalid_parameter")
+      assert.deepStrictEqual(back.valid, [])
+      const typo = yield* failure(awareness.updateIntention({ entry_id: id, state: "complete" }))
+      assert.strictEqual(typo.suggestion, "completed")
+    }).pipe(Effect.provide(TestLayer))
+  )
+})
+
+describe("Awareness: knowledge and maintenance", () => {
+  it.effect("remember with logical_key creates, updates with a changelog, and leaves no-op updates untouched", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const created = yield* awareness.remember({ source: "repo", tags: ["a"], description: "v1", logical_key: "k" })
+      assert.strictEqual(created.action, "created")
+      yield* minutes(1)
+      const updated = yield* awareness.remember({ source: "repo", tags: ["a"], description: "v2", logical_key: "k" })
+      assert.strictEqual(updated.action, "updated")
+      assert.strictEqual(updated.id, created.id)
+      yield* minutes(1)
+      yield* awareness.remember({ source: "repo", tags: ["a"], description: "v2", logical_key: "k" })
+      const store = yield* Store
+      const entry = Option.getOrThrow(yield* store.get(created.id))
+      assert.strictEqual(entry.updated, "2026-03-20T12:01:00Z")
+      assert.deepStrictEqual(entry.data.changelog, [
+        { updated: "2026-03-20T12:01:00Z", changed: { description: "v1" } }
+      ])
+      const other = yield* awareness.remember({ source: "other", tags: [], description: "x", logical_key: "k" })
+      assert.strictEqual(other.action, "created")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("get_knowledge: default types, tags AND, history, list mode and pagination", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remember({ source: "s", tags: ["a", "b"], description: "note ab" })
+      yield* awareness.remember({ source: "s", tags: ["a"], description: "note a" })
+      yield* awareness.addContext({ source: "s", tags: ["a", "b"], description: "context ab", expires_days: 2 })
+      yield* awareness.reportAlert({
+        source: "s",
+        tags: ["a", "b"],
+        alert_id: "x",
+        level: "warning",
+        alert_type: "threshold",
+        message: "not knowledge"
+      })
+      const both = yield* awareness.getKnowledge({ tags: ["a", "b"] })
+      assert.lengthOf(both.entries, 2)
+      const paged = yield* awareness.getKnowledge({ tags: ["a"], limit: 2 })
+      assert.lengthOf(paged.entries, 2)
+      assert.isTrue(paged.has_more)
+      const list = yield* awareness.getKnowledge({ mode: "list", limit: 1, offset: 2 })
+      assert.deepStrictEqual(Object.keys(list.entries[0] ?? {}).sort(), [
+        "created",
+        "description",
+        "id",
+        "source",
+        "tags",
+        "type",
+        "updated"
+      ])
+      assert.isFalse(list.has_more)
+      const { id } = yield* awareness.remember({ source: "s", tags: [], description: "first", logical_key: "h" })
+      yield* awareness.updateEntry({ entry_id: id, description: "second" })
+      const only = yield* awareness.getKnowledge({ include_history: "only" })
+      assert.lengthOf(only.entries, 1)
+      assert.isDefined((head(only.entries).data as Record<string, unknown>).changelog)
+      const stripped = yield* awareness.getKnowledge({ source: "s", entry_type: "note" })
+      assert.isTrue(stripped.entries.every((e) => !("changelog" in (e.data as object))))
+      yield* minutes(3 * 24 * 60)
+      const after = yield* awareness.getKnowledge({ entry_type: "context" })
+      assert.lengthOf(after.entries, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("get_stats, get_tags and get_suppressions", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remember({ source: "a", tags: ["x", "y"], description: "n" })
+      yield* awareness.remember({ source: "b", tags: ["x"], description: "n" })
+      yield* awareness.suppressAlert({ tags: ["y"], duration_minutes: 5 })
+      const stats = yield* awareness.getStats()
+      assert.strictEqual(stats.entries.note, 2)
+      assert.strictEqual(stats.entries.suppression, 1)
+      assert.strictEqual(stats.entries.record, 0)
+      assert.strictEqual(stats.total, 3)
+      assert.deepStrictEqual(stats.sources, ["", "a", "b"])
+      assert.deepStrictEqual(yield* awareness.getTags(), [
+        { tag: "x", count: 2 },
+        { tag: "y", count: 2 }
+      ])
+      assert.lengthOf(yield* awareness.getSuppressions(), 1)
+      yield* minutes(6)
+      assert.lengthOf(yield* awareness.getSuppressions(), 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("update_entry edits knowledge and refuses status, alert and suppression entries", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const note = yield* awareness.remember({ source: "s", tags: ["t"], description: "old" })
+      yield* minutes(1)
+      const result = yield* awareness.updateEntry({ entry_id: note.id, description: "new", tags: ["t", "u"] })
+      assert.strictEqual(result.updated, "2026-03-20T12:01:00Z")
+      const alert = yield* awareness.reportAlert({
+        source: "s",
+        tags: [],
+        alert_id: "a",
+        level: "warning",
+        alert_type: "threshold",
+        message: "m"
+      })
+      const refused = yield* failure(awareness.updateEntry({ entry_id: alert.id, description: "x" }))
+      assert.strictEqual(refused.code, "not_found")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect(
+    "delete_entry: by id always acknowledges; bulk is a dry run unless confirmed; restore brings entries back",
+    () =>
+      Effect.gen(function* () {
+        const awareness = yield* setup
+        const ctx = yield* awareness.addContext({ source: "s", tags: ["a", "b"], description: "c", expires_days: 5 })
+        yield* awareness.remember({ source: "s", tags: ["a"], description: "n" })
+        const byId = yield* awareness.deleteEntry({ entry_id: ctx.id })
+        const unknown = yield* awareness.deleteEntry({ entry_id: "does-not-exist" })
+        assert.deepStrictEqual({ ...byId, entry_id: "" }, { ...unknown, entry_id: "" })
+        assert.strictEqual(byId.status, "acknowledged")
+        assert.lengthOf((yield* awareness.getKnowledge({})).entries, 1)
+        const restored = yield* awareness.restoreEntry({ entry_id: ctx.id })
+        assert.strictEqual(restored.restored, 1)
+        const store = yield* Store
+        assert.strictEqual(Option.getOrThrow(yield* store.get(ctx.id)).expires, ctx.expires)
+        const again = yield* awareness.deleteEntry({ entry_id: ctx.id })
+        assert.strictEqual(again.status, "acknowledged")
+        const deletedAt = Option.getOrThrow(yield* store.get(ctx.id)).deleted
+        assert.isString(deletedAt)
+        yield* minutes(1)
+        yield* awareness.deleteEntry({ entry_id: ctx.id })
+        assert.strictEqual(Option.getOrThrow(yield* store.get(ctx.id)).deleted, deletedAt, "double delete is a no-op")
+        yield* awareness.restoreEntry({ entry_id: ctx.id })
+        const dryExact = yield* awareness.deleteEntry({ tags: ["a", "b"] })
+        assert.strictEqual(dryExact.would_trash, 1)
+        const dry = yield* awareness.deleteEntry({ tags: ["a"] })
+        assert.deepStrictEqual([dry.status, dry.would_trash], ["dry_run", 2])
+        assert.lengthOf((yield* awareness.getKnowledge({})).entries, 2)
+        const done = yield* awareness.deleteEntry({ tags: ["a", "b"], confirm: true })
+        assert.strictEqual(done.trashed, 1)
+        assert.lengthOf((yield* awareness.getKnowledge({})).entries, 1)
+        const back = yield* awareness.restoreEntry({ tags: ["a", "b"] })
+        assert.strictEqual(back.restored, 1)
+        const nothing = yield* failure(awareness.deleteEntry({}))
+        assert.strictEqual(nothing.code, "invalid_parameter")
+      }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("search ranks lexical matches without an embedding provider", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remember({ source: "s", tags: [], description: "The NAS backup runs nightly" })
+      yield* awareness.remember({ source: "s", tags: ["backup"], description: "Unrelated note" })
+      yield* awareness.remember({ source: "s", tags: [], description: "Nothing here" })
+      const hits = yield* awareness.search({ query: "backup nightly" })
+      assert.lengthOf(hits, 2)
+      assert.strictEqual(
+        (head(hits).entry as { data: { description: string } }).data.description,
+        "The NAS backup runs nightly"
+      )
+      assert.isAbove(hits[0]?.similarity ?? 0, hits[1]?.similarity ?? 0)
+      const limited = yield* awareness.search({ query: "backup", limit: 1, mode: "list" })
+      assert.lengthOf(limited, 1)
+      yield* awareness.remember({ source: "s", tags: [], description: "We walked the dog" })
+      const stemmed = yield* awareness.search({ query: "walking" })
+      assert.lengthOf(stemmed, 1)
+      const none = yield* awareness.search({ query: "zebra" })
+      assert.lengthOf(none, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("get_status of an unknown source is not_found", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const error = yield* failure(awareness.getStatus({ source: "ghost" }))
+      assert.strictEqual(error.code, "not_found")
+    }).pipe(Effect.provide(TestLayer))
+  )
+})
+
+describe("Awareness: store failures", () => {
+  const failing = Layer.succeed(Store, {
+    version: Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
+    insert: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
+    get: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
+    query: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
+    upsert: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
+    update: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true }))
+  })
+
+  it.effect("surface as retryable `unavailable` errors", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const write = yield* failure(awareness.remember({ source: "s", tags: [], description: "d" }))
+      assert.strictEqual(write.code, "unavailable")
+      assert.isTrue(write.retryable)
+      const read = yield* failure(awareness.getBriefing())
+      assert.strictEqual(read.code, "unavailable")
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(failing))))
+  )
+})
