@@ -1,0 +1,630 @@
+/**
+ * The `Focus` service: the runtime loop append → refocus every `refocusEvery` tokens → up to
+ * `iterations` rounds of score-and-allocate, with budget headroom for the tokens that arrive before the
+ * next refocus, budget-pressure collapses, and `focus_allocator` telemetry as Effect metrics and events.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import * as Allocator from "./Allocator.ts"
+import { Gister, type GisterError } from "./Gister.ts"
+import { applyEdits, locate } from "./internal/core.ts"
+import { LensScorer, type LensScorerError } from "./LensScorer.ts"
+import { LodTree, type LodTreeError } from "./LodTree.ts"
+import * as WorkingContext from "./WorkingContext.ts"
+
+/**
+ * Options of the focus loop. Required: the embedding width `dim` and the `budget` in entries. Defaults:
+ * `blockSize = 32`, `maxLevel = 2`, `refocusEvery = 32` tokens, `iterations = 1` allocator rounds per
+ * refocus, `strategy = "greedy"`, `adaptive = false` (seed's adaptive thresholds), `tailTokens =
+ * recentTokens` (tail rows given to the scorer), `minUtilization = 0.85`, plus the
+ * {@link Allocator.Config} thresholds and limits.
+ *
+ * Each refocus runs up to `iterations` rounds of score → allocate against `budget - refocusEvery`
+ * (keeping room for the tokens appended before the next refocus, so the context never exceeds `budget`
+ * as long as it can be collapsed that far); then, if still over that, {@link Allocator.relieve}; or, if
+ * under the utilisation floor `minUtilization · budget`, {@link Allocator.fill} with the best gists
+ * (set `minUtilization: 0` to turn filling off). While the context is under the floor, rounds apply no
+ * collapses: unused budget is better spent on detail (upstream likewise collapses only over its soft
+ * maximum).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FocusOptions {
+  readonly dim: number
+  readonly budget: number
+  readonly blockSize?: number | undefined
+  readonly maxLevel?: number | undefined
+  readonly refocusEvery?: number | undefined
+  readonly iterations?: number | undefined
+  readonly strategy?: "greedy" | "optimal" | undefined
+  readonly adaptive?: boolean | undefined
+  readonly tailTokens?: number | undefined
+  readonly minUtilization?: number | undefined
+  readonly tauExpand?: number | undefined
+  readonly tauCollapse?: number | undefined
+  readonly maxActions?: number | undefined
+  readonly cooldownSteps?: number | undefined
+  readonly recentTokens?: number | undefined
+}
+
+/**
+ * {@link FocusOptions} with every default applied.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ResolvedFocusOptions {
+  readonly dim: number
+  readonly budget: number
+  readonly blockSize: number
+  readonly maxLevel: number
+  readonly refocusEvery: number
+  readonly iterations: number
+  readonly strategy: "greedy" | "optimal"
+  readonly adaptive: boolean
+  readonly tailTokens: number
+  readonly minUtilization: number
+  readonly tauExpand: number
+  readonly tauCollapse: number
+  readonly maxActions: number
+  readonly cooldownSteps: number
+  readonly recentTokens: number
+}
+
+/**
+ * One `focus_allocator` event, emitted after each refocus. `numRelief` and `numFill` count the
+ * budget-pressure collapses and the utilisation-floor expands; `swapRate` is all edits per
+ * working-context entry; `utilization` is entries / budget;
+ * `residencyMean` and `residencyP95` are entry ages (one per appended token and per allocator round);
+ * `budgetCompliance` is the fraction of checks so far (after every append chunk and refocus) within
+ * budget; `focusCoherence` is the share of entries scoring above `tauExpand` at the first round that got
+ * expanded (1 when none did).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FocusEvent {
+  readonly type: "focus_allocator"
+  readonly at: number
+  readonly step: number
+  readonly totalTokens: number
+  readonly wcLength: number
+  readonly numExpand: number
+  readonly numCollapse: number
+  readonly numRelief: number
+  readonly numFill: number
+  readonly swapRate: number
+  readonly utilization: number
+  readonly residencyMean: number
+  readonly residencyP95: number
+  readonly budgetCompliance: number
+  readonly focusCoherence: number
+  readonly scoreMean: number
+  readonly scoreStd: number
+  readonly scoreMin: number
+  readonly scoreMax: number
+  readonly tauExpand: number
+  readonly tauCollapse: number
+}
+
+/**
+ * Cumulative figures of a focus loop.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FocusTotals {
+  readonly appendedTokens: number
+  readonly refocuses: number
+  readonly expands: number
+  readonly collapses: number
+  readonly reliefCollapses: number
+  readonly fillExpands: number
+  readonly budgetChecks: number
+  readonly budgetViolations: number
+}
+
+/**
+ * A consistent view of the loop's state.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FocusSnapshot {
+  readonly context: WorkingContext.WorkingContext
+  readonly cooldowns: Allocator.Cooldowns
+  readonly thresholds: Allocator.Thresholds
+  readonly ages: ReadonlyArray<number>
+  readonly tokensSinceRefocus: number
+  readonly totals: FocusTotals
+}
+
+/**
+ * Raised for unusable focus options.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class FocusConfigError extends Schema.TaggedError<FocusConfigError>()("FocusConfigError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Raised for unusable input to the loop (embeddings of the wrong width).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class FocusInputError extends Schema.TaggedError<FocusInputError>()("FocusInputError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Everything a focus operation can fail with. The state stays consistent: an append stops at the first
+ * failed refocus, the tokens before it stay appended (see `snapshot.context.totalTokens`), and the failed
+ * refocus is retried first on the next append.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export type FocusError = FocusInputError | LodTreeError | GisterError | LensScorerError | Allocator.AllocatorInputError
+
+/**
+ * The focus loop's interface.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface FocusShape {
+  /** The options in force, defaults applied. */
+  readonly options: ResolvedFocusOptions
+  /** The LOD tree (read it; do not append to it directly). */
+  readonly tree: LodTree
+  /** Appends token embeddings (`n · dim` floats), refocusing at every `refocusEvery` boundary. */
+  readonly append: (embeddings: Float32Array) => Effect.Effect<ReadonlyArray<FocusEvent>, FocusError>
+  /** Refocuses now, whatever the token count since the last refocus. */
+  readonly refocus: Effect.Effect<FocusEvent, FocusError>
+  /** The current working context. */
+  readonly context: Effect.Effect<WorkingContext.WorkingContext>
+  /** A consistent snapshot of the state. */
+  readonly snapshot: Effect.Effect<FocusSnapshot>
+  /** The most recent events (up to 256), oldest first. */
+  readonly events: Effect.Effect<ReadonlyArray<FocusEvent>>
+}
+
+const metrics = {
+  swapRate: Metric.gauge("focus_swap_rate", { description: "Edits per working-context entry at the last refocus" }),
+  utilization: Metric.gauge("focus_utilization", { description: "Working-context entries / budget" }),
+  residencyMean: Metric.gauge("focus_residency_mean", { description: "Mean entry age" }),
+  residencyP95: Metric.gauge("focus_residency_p95", { description: "95th percentile entry age" }),
+  budgetCompliance: Metric.gauge("focus_budget_compliance", { description: "Share of budget checks passed" }),
+  focusCoherence: Metric.gauge("focus_coherence", { description: "Share of high-scoring gists expanded" }),
+  refocuses: Metric.counter("focus_refocus_total", { description: "Refocus steps run" }),
+  expands: Metric.counter("focus_expand_total", { description: "Expands applied" }),
+  collapses: Metric.counter("focus_collapse_total", { description: "Collapses applied (including pressure)" }),
+  budgetViolations: Metric.counter("focus_budget_violations_total", { description: "Budget checks failed" })
+}
+
+interface State {
+  readonly wc: WorkingContext.WorkingContext
+  readonly ages: Float64Array
+  readonly cooldowns: Allocator.Cooldowns
+  readonly thresholds: Allocator.Thresholds
+  readonly sinceRefocus: number
+  readonly history: ReadonlyArray<number>
+  readonly totals: FocusTotals
+  readonly events: ReadonlyArray<FocusEvent>
+}
+
+const isInt = (n: unknown, min: number): n is number => typeof n === "number" && Number.isInteger(n) && n >= min
+
+const resolveOptions = (options: FocusOptions): Effect.Effect<ResolvedFocusOptions, FocusConfigError> =>
+  Effect.suspend(() => {
+    const bad = (message: string) => Effect.fail(new FocusConfigError({ message: `invalid focus options: ${message}` }))
+    const blockSize = options.blockSize ?? 32
+    const maxLevel = options.maxLevel ?? 2
+    const refocusEvery = options.refocusEvery ?? 32
+    const iterations = options.iterations ?? 1
+    const strategy = options.strategy ?? "greedy"
+    if (!isInt(options.dim, 1)) return bad(`dim must be an integer >= 1, got ${options.dim}`)
+    if (!isInt(blockSize, 2)) return bad(`blockSize must be an integer >= 2, got ${blockSize}`)
+    if (!isInt(maxLevel, 1)) return bad(`maxLevel must be an integer >= 1, got ${maxLevel}`)
+    if (!isInt(refocusEvery, 1)) return bad(`refocusEvery must be an integer >= 1, got ${refocusEvery}`)
+    if (!isInt(iterations, 1)) return bad(`iterations must be an integer >= 1, got ${iterations}`)
+    if (strategy !== "greedy" && strategy !== "optimal") return bad(`strategy must be "greedy" or "optimal"`)
+    let config: Allocator.ResolvedConfig
+    try {
+      config = Allocator.resolveConfig(options)
+    } catch (error) {
+      return bad(error instanceof Allocator.AllocatorInputError ? error.message : String(error))
+    }
+    const tailTokens = options.tailTokens ?? (config.recentTokens > 0 ? config.recentTokens : blockSize)
+    if (!isInt(tailTokens, 1)) return bad(`tailTokens must be an integer >= 1, got ${tailTokens}`)
+    const minUtilization = options.minUtilization ?? 0.85
+    if (!(typeof minUtilization === "number" && minUtilization >= 0 && minUtilization <= 1)) {
+      return bad(`minUtilization must be a number in [0, 1], got ${minUtilization}`)
+    }
+    const minimum = refocusEvery + config.recentTokens + 2 * blockSize
+    if (config.budget < minimum) {
+      return bad(
+        `budget ${config.budget} is too small: it must be at least refocusEvery + recentTokens + 2 · blockSize = ${minimum}`
+      )
+    }
+    return Effect.succeed({
+      dim: options.dim,
+      budget: config.budget,
+      blockSize,
+      maxLevel,
+      refocusEvery,
+      iterations,
+      strategy,
+      adaptive: options.adaptive ?? false,
+      tailTokens,
+      minUtilization,
+      tauExpand: config.tauExpand,
+      tauCollapse: config.tauCollapse,
+      maxActions: config.maxActions,
+      cooldownSteps: config.cooldownSteps,
+      recentTokens: config.recentTokens
+    })
+  })
+
+const percentile = (values: Float64Array, p: number): number => {
+  if (values.length === 0) return 0
+  const sorted = Float64Array.from(values).sort()
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
+}
+
+const mean = (values: ArrayLike<number>): number => {
+  if (values.length === 0) return 0
+  let sum = 0
+  for (let i = 0; i < values.length; i++) sum += values[i]!
+  return sum / values.length
+}
+
+/** Carries entry ages through actions applied one after the other (new entries start at age 0). */
+const replayAges = (
+  wc: WorkingContext.WorkingContext,
+  actions: ReadonlyArray<Allocator.Action>,
+  ages: Float64Array
+): Float64Array => {
+  let context = wc
+  let current = ages
+  for (const action of actions) {
+    const step = applyEdits(context, locate(context, [action]), current)
+    context = step.context
+    current = step.ages!
+  }
+  return current
+}
+
+const tryAllocate = <A>(f: () => A): Effect.Effect<A, Allocator.AllocatorInputError> =>
+  Effect.try({
+    try: f,
+    catch: (error) =>
+      error instanceof Allocator.AllocatorInputError
+        ? error
+        : new Allocator.AllocatorInputError({ message: `allocator failed: ${String(error)}` })
+  })
+
+const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
+  Effect.gen(function* () {
+    const opts = yield* resolveOptions(options)
+    const scorer = yield* LensScorer
+    const gister = yield* Gister
+    const tree = yield* LodTree.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
+      Effect.mapError((error) => new FocusConfigError({ message: error.message }))
+    )
+    const target = opts.budget - opts.refocusEvery
+    const state = yield* Ref.make<State>({
+      wc: WorkingContext.fromTokens(0, opts),
+      ages: new Float64Array(0),
+      cooldowns: new Map(),
+      thresholds: { tauExpand: opts.tauExpand, tauCollapse: opts.tauCollapse },
+      sinceRefocus: 0,
+      history: [],
+      totals: {
+        appendedTokens: 0,
+        refocuses: 0,
+        expands: 0,
+        collapses: 0,
+        reliefCollapses: 0,
+        fillExpands: 0,
+        budgetChecks: 0,
+        budgetViolations: 0
+      },
+      events: []
+    })
+    const lock = yield* Semaphore.make(1)
+
+    const score = Effect.fnUntraced(function* (wc: WorkingContext.WorkingContext) {
+      const entries = yield* tree.gather(wc.entries)
+      const n = wc.entries.length
+      const levels = new Uint8Array(n)
+      const positions = new Float64Array(n)
+      for (let i = 0; i < n; i++) {
+        levels[i] = wc.entries[i]!.level
+        positions[i] = wc.entries[i]!.start
+      }
+      const tail = tree.tokens(wc.totalTokens - opts.tailTokens, wc.totalTokens)
+      return yield* scorer.score(entries, levels, positions, tail)
+    })
+
+    const checkBudget = (totals: FocusTotals, wc: WorkingContext.WorkingContext): FocusTotals => ({
+      ...totals,
+      budgetChecks: totals.budgetChecks + 1,
+      budgetViolations: totals.budgetViolations + (wc.entries.length > opts.budget ? 1 : 0)
+    })
+
+    const refocusUnlocked = Effect.fnUntraced(function* () {
+      const before = yield* Ref.get(state)
+      let { wc, ages, cooldowns } = before
+      const thresholds = before.thresholds
+      let expands = 0
+      let collapses = 0
+      let relief = 0
+      let filled = 0
+      const floor = Math.min(target, Math.floor(opts.minUtilization * opts.budget))
+      // Below the utilisation floor nothing is collapsed (tauCollapse 1 admits no mean): the budget is
+      // there to be used, as upstream only collapses over its soft maximum.
+      const configFor = (cost: number): Allocator.Config => ({
+        budget: target,
+        tauExpand: thresholds.tauExpand,
+        tauCollapse: cost < floor ? 1 : thresholds.tauCollapse,
+        maxActions: opts.maxActions,
+        cooldownSteps: opts.cooldownSteps,
+        recentTokens: opts.recentTokens
+      })
+      let firstScores: Float32Array = new Float32Array(0)
+      const high = new Set<string>()
+      let expandedHigh = 0
+      if (wc.totalTokens > 0) {
+        for (let round = 0; round < opts.iterations; round++) {
+          const scores = yield* score(wc)
+          if (round === 0) {
+            firstScores = scores
+            for (let i = 0; i < scores.length; i++) {
+              if (scores[i]! > thresholds.tauExpand)
+                high.add(WorkingContext.key(wc.entries[i]!.level, wc.entries[i]!.start))
+            }
+          }
+          const current = wc
+          const config = configFor(wc.entries.length)
+          const result = yield* tryAllocate(() =>
+            opts.strategy === "optimal"
+              ? Allocator.optimal(current, scores, config, cooldowns)
+              : Allocator.greedy(current, scores, config, cooldowns)
+          )
+          ages = replayAges(wc, result.actions, ages)
+          for (let i = 0; i < ages.length; i++) ages[i]! += 1
+          wc = result.context
+          cooldowns = result.cooldowns
+          expands += result.stats.expands
+          collapses += result.stats.collapses
+          for (const action of result.actions) {
+            if (action.kind === "expand" && high.has(WorkingContext.key(action.level, action.start))) expandedHigh++
+          }
+          if (result.actions.length === 0) break
+        }
+        if (wc.entries.length > target) {
+          const scores = yield* score(wc)
+          const current = wc
+          const currentCooldowns = cooldowns
+          const result = yield* tryAllocate(() =>
+            Allocator.relieve(
+              current,
+              scores,
+              { budget: target, recentTokens: opts.recentTokens, cooldownSteps: opts.cooldownSteps },
+              currentCooldowns
+            )
+          )
+          ages = replayAges(wc, result.actions, ages)
+          wc = result.context
+          cooldowns = result.cooldowns
+          relief = result.actions.length
+        } else if (wc.entries.length < floor) {
+          const scores = yield* score(wc)
+          const current = wc
+          const currentCooldowns = cooldowns
+          const result = yield* tryAllocate(() =>
+            Allocator.fill(
+              current,
+              scores,
+              {
+                budget: target,
+                floor,
+                tauCollapse: 1,
+                recentTokens: opts.recentTokens,
+                cooldownSteps: opts.cooldownSteps
+              },
+              currentCooldowns
+            )
+          )
+          ages = replayAges(wc, result.actions, ages)
+          wc = result.context
+          cooldowns = result.cooldowns
+          filled = result.actions.length
+        }
+      }
+      const totals = checkBudget(
+        {
+          ...before.totals,
+          refocuses: before.totals.refocuses + 1,
+          expands: before.totals.expands + expands,
+          collapses: before.totals.collapses + collapses,
+          reliefCollapses: before.totals.reliefCollapses + relief,
+          fillExpands: before.totals.fillExpands + filled
+        },
+        wc
+      )
+      const history = [...before.history, wc.entries.length].slice(-8)
+      const nextThresholds = opts.adaptive
+        ? Allocator.adaptThresholds(history, thresholds, { budget: target })
+        : thresholds
+      const length = wc.entries.length
+      const scoreMean = mean(firstScores)
+      let variance = 0
+      let scoreMin = 0
+      let scoreMax = 0
+      for (let i = 0; i < firstScores.length; i++) {
+        const s = firstScores[i]!
+        variance += (s - scoreMean) ** 2
+        scoreMin = i === 0 ? s : Math.min(scoreMin, s)
+        scoreMax = i === 0 ? s : Math.max(scoreMax, s)
+      }
+      const event: FocusEvent = {
+        type: "focus_allocator",
+        at: yield* Clock.currentTimeMillis,
+        step: totals.refocuses,
+        totalTokens: wc.totalTokens,
+        wcLength: length,
+        numExpand: expands,
+        numCollapse: collapses,
+        numRelief: relief,
+        numFill: filled,
+        swapRate: length > 0 ? (expands + collapses + relief + filled) / length : 0,
+        utilization: length / opts.budget,
+        residencyMean: mean(ages),
+        residencyP95: percentile(ages, 0.95),
+        budgetCompliance: 1 - totals.budgetViolations / totals.budgetChecks,
+        focusCoherence: high.size === 0 ? 1 : expandedHigh / high.size,
+        scoreMean,
+        scoreStd: firstScores.length > 0 ? Math.sqrt(variance / firstScores.length) : 0,
+        scoreMin,
+        scoreMax,
+        tauExpand: thresholds.tauExpand,
+        tauCollapse: thresholds.tauCollapse
+      }
+      yield* Ref.set(state, {
+        wc,
+        ages,
+        cooldowns,
+        thresholds: nextThresholds,
+        sinceRefocus: 0,
+        history,
+        totals,
+        events: [...before.events, event].slice(-256)
+      })
+      yield* Metric.update(metrics.swapRate, event.swapRate)
+      yield* Metric.update(metrics.utilization, event.utilization)
+      yield* Metric.update(metrics.residencyMean, event.residencyMean)
+      yield* Metric.update(metrics.residencyP95, event.residencyP95)
+      yield* Metric.update(metrics.budgetCompliance, event.budgetCompliance)
+      yield* Metric.update(metrics.focusCoherence, event.focusCoherence)
+      yield* Metric.update(metrics.refocuses, 1)
+      yield* Metric.update(metrics.expands, expands + filled)
+      yield* Metric.update(metrics.collapses, collapses + relief)
+      if (length > opts.budget) yield* Metric.update(metrics.budgetViolations, 1)
+      yield* Effect.logDebug("focus_allocator").pipe(Effect.annotateLogs({ ...event }))
+      return event
+    })
+
+    const appendChunk = Effect.fnUntraced(function* (chunk: Float32Array, count: number) {
+      yield* LodTree.append(tree, chunk).pipe(Effect.provideService(Gister, gister))
+      const before = yield* Ref.get(state)
+      const wc = WorkingContext.append(before.wc, count)
+      const ages = new Float64Array(wc.entries.length)
+      for (let i = 0; i < before.ages.length; i++) ages[i] = before.ages[i]! + count
+      for (let j = 0; j < count; j++) ages[before.ages.length + j] = count - 1 - j
+      const totals = checkBudget({ ...before.totals, appendedTokens: before.totals.appendedTokens + count }, wc)
+      if (wc.entries.length > opts.budget) yield* Metric.update(metrics.budgetViolations, 1)
+      yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
+    })
+
+    const append = (embeddings: Float32Array): Effect.Effect<ReadonlyArray<FocusEvent>, FocusError> =>
+      Semaphore.withPermits(
+        lock,
+        1,
+        Effect.gen(function* () {
+          if (!(embeddings instanceof Float32Array) || embeddings.length % opts.dim !== 0) {
+            return yield* new FocusInputError({
+              message: `embeddings must be a Float32Array whose length is a multiple of dim ${opts.dim}`
+            })
+          }
+          const n = embeddings.length / opts.dim
+          const events: Array<FocusEvent> = []
+          let offset = 0
+          for (;;) {
+            const current = yield* Ref.get(state)
+            if (current.sinceRefocus >= opts.refocusEvery) {
+              events.push(yield* refocusUnlocked())
+              continue
+            }
+            if (offset >= n) break
+            const take = Math.min(n - offset, opts.refocusEvery - current.sinceRefocus)
+            yield* appendChunk(embeddings.subarray(offset * opts.dim, (offset + take) * opts.dim), take)
+            offset += take
+          }
+          return events
+        })
+      )
+
+    const snapshot = Effect.map(
+      Ref.get(state),
+      (s): FocusSnapshot => ({
+        context: s.wc,
+        cooldowns: s.cooldowns,
+        thresholds: s.thresholds,
+        ages: Array.from(s.ages),
+        tokensSinceRefocus: s.sinceRefocus,
+        totals: s.totals
+      })
+    )
+
+    return {
+      options: opts,
+      tree,
+      append,
+      refocus: Semaphore.withPermits(lock, 1, refocusUnlocked()),
+      context: Effect.map(Ref.get(state), (s) => s.wc),
+      snapshot,
+      events: Effect.map(Ref.get(state), (s) => s.events)
+    } satisfies FocusShape
+  })
+
+/**
+ * The focus loop service. `Focus.layer(options)` builds it from the {@link LensScorer} and {@link Gister}
+ * in context; `Focus.make(options)` builds an instance directly; `Focus.metrics` are its Effect metrics.
+ *
+ * **Example** (A focus loop with the reference ports)
+ *
+ * ```ts
+ * import { Focus, Gister, LensScorer } from "@heed/allocator"
+ * import { Effect, Layer } from "effect"
+ *
+ * const FocusLive = Focus.layer({ dim: 64, budget: 2048 }).pipe(
+ *   Layer.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool))
+ * )
+ * const program = Effect.gen(function*() {
+ *   const focus = yield* Focus
+ *   yield* focus.append(new Float32Array(64 * 100))
+ *   return (yield* focus.context).entries.length
+ * }).pipe(Effect.provide(FocusLive))
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator/Focus") {
+  /** Builds a loop over an empty history, using the {@link LensScorer} and {@link Gister} in context. */
+  static readonly make = make
+  /** A layer for the given options. */
+  static readonly layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
+    Layer.effect(Focus, make(options))
+  /**
+   * The loop's Effect metrics: gauges `focus_swap_rate`, `focus_utilization`, `focus_residency_mean`,
+   * `focus_residency_p95`, `focus_budget_compliance`, `focus_coherence` (updated at each refocus) and
+   * counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`,
+   * `focus_budget_violations_total`.
+   */
+  static readonly metrics = metrics
+}
