@@ -75,6 +75,29 @@ export const summarizerPrompt = (input: SummarizeInput): string =>
 const isBanner = (text: string) => text.startsWith("--- ") && text.endsWith(" ---")
 
 /**
+ * Drops programmatic banner lines, and the `Summary:` line that follows a concluded banner, so that a summary
+ * made after the closing exchange is logged does not quote the previous summary back into itself.
+ */
+const withoutBanners = (content: string): string => {
+  const kept: Array<string> = []
+  let afterConcludedBanner = false
+  for (const line of content.split("\n")) {
+    const trimmed = line.trim()
+    if (isBanner(trimmed)) {
+      afterConcludedBanner = trimmed.startsWith("--- Concluded effort:")
+      continue
+    }
+    if (afterConcludedBanner && trimmed.startsWith("Summary:")) {
+      afterConcludedBanner = false
+      continue
+    }
+    afterConcludedBanner = false
+    kept.push(line)
+  }
+  return kept.join("\n")
+}
+
+/**
  * The log as plain `role: content` lines, skipping system markers.
  *
  * @category constructors
@@ -102,8 +125,7 @@ export const extractiveSummary = (messages: ReadonlyArray<LogMessage>, maxChars 
   const frequency = new Map<string, number>()
   for (const message of messages) {
     if (message.role !== "user" && message.role !== "assistant") continue
-    for (const paragraph of message.content.split("\n\n")) {
-      if (isBanner(paragraph.trim())) continue
+    for (const paragraph of withoutBanners(message.content).split("\n\n")) {
       for (const match of paragraph.matchAll(SENTENCE)) {
         const text = match[0].replace(/\s+/g, " ").trim()
         if (text.length < 3) continue

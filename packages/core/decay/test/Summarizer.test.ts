@@ -53,6 +53,22 @@ describe("Summarizer", () => {
     assert.strictEqual(extractiveSummary([]), "")
   })
 
+  it("the summary made after the closing exchange never quotes banners or the previous summary", () => {
+    const closing = [
+      ...LOG,
+      { role: "user" as const, content: "Works now, thanks!", ts: "2026-01-01T00:10:00Z" },
+      {
+        role: "assistant" as const,
+        content: "--- Concluded effort: auth-bug ---\nSummary: PREVIOUS SUMMARY TEXT.\nGlad the interceptor fixed it.",
+        ts: "2026-01-01T00:10:01Z"
+      }
+    ]
+    const summary = extractiveSummary(closing, 2000)
+    assert.notInclude(summary, "---")
+    assert.notInclude(summary, "PREVIOUS SUMMARY TEXT")
+    assert.include(summary, "Glad the interceptor fixed it.")
+  })
+
   it.effect("layerExtractive needs nothing", () =>
     Effect.gen(function* () {
       const summarizer = yield* Summarizer
