@@ -1,0 +1,374 @@
+/**
+ * Patches between two versions of a tree: SLOP's RFC 6902-style ops with node-id path segments, plus `index` on
+ * `add` and SLOP's `move` extension.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import type { Node } from "./Node.ts"
+
+/**
+ * One patch op. Paths are `/`-separated node ids from the served root (`""` is the root itself), followed by a
+ * field (`properties`, `meta`, `affordances`, `content_ref`) and, under `properties`, an RFC 6901-escaped key.
+ *
+ * - `add`: a child (`value` = the node, `index` = its position) or a field or property;
+ * - `remove`: a child or a field or property;
+ * - `replace`: a field, a property, or with path `""` the whole tree;
+ * - `move`: reorder a child to `index` (a SLOP extension, not RFC 6902's `from`/`path` move).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Op =
+  | { readonly op: "add"; readonly path: string; readonly value: unknown; readonly index?: number | undefined }
+  | { readonly op: "remove"; readonly path: string }
+  | { readonly op: "replace"; readonly path: string; readonly value: unknown }
+  | { readonly op: "move"; readonly path: string; readonly index: number }
+
+/**
+ * Schema of an {@link Op}.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const OpSchema: Schema.Codec<Op> = Schema.Union([
+  Schema.Struct({
+    op: Schema.Literal("add"),
+    path: Schema.String,
+    value: Schema.Unknown,
+    index: Schema.optional(Schema.Int)
+  }),
+  Schema.Struct({ op: Schema.Literal("remove"), path: Schema.String }),
+  Schema.Struct({ op: Schema.Literal("replace"), path: Schema.String, value: Schema.Unknown }),
+  Schema.Struct({ op: Schema.Literal("move"), path: Schema.String, index: Schema.Int })
+]) as never
+
+/**
+ * Raised by {@link apply} when an op does not fit the tree (unknown node, bad field).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * Escapes a property key for a path (RFC 6901: `~` → `~0`, `/` → `~1`).
+ *
+ * @category paths
+ * @since 0.1.0
+ */
+export const escapeKey = (key: string): string =>
+  key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key
+
+/**
+ * Reverses {@link escapeKey}.
+ *
+ * @category paths
+ * @since 0.1.0
+ */
+export const unescapeKey = (segment: string): string =>
+  segment.includes("~") ? segment.replace(/~1/g, "/").replace(/~0/g, "~") : segment
+
+/**
+ * Structural equality of JSON-like values (key order ignored; `undefined` properties count as absent).
+ *
+ * @category comparisons
+ * @since 0.1.0
+ */
+export const equals = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ra = a as Record<string, unknown>
+  const rb = b as Record<string, unknown>
+  let na = 0
+  for (const key in ra) {
+    const va = ra[key]
+    if (va === undefined) continue
+    na++
+    if (!equals(va, rb[key])) return false
+  }
+  let nb = 0
+  for (const key in rb) if (rb[key] !== undefined) nb++
+  return na === nb
+}
+
+// The path of the node being compared, as a stack of ids; strings are only built when an op is emitted.
+const stack: Array<string> = []
+const pathTo = (suffix: string): string => (stack.length === 0 ? suffix : `/${stack.join("/")}${suffix}`)
+
+const diffField = (field: string, va: unknown, vb: unknown, ops: Array<Op>): void => {
+  if (va === vb) return
+  if (va === undefined) ops.push({ op: "add", path: pathTo(`/${field}`), value: vb })
+  else if (vb === undefined) ops.push({ op: "remove", path: pathTo(`/${field}`) })
+  else if (!equals(va, vb)) ops.push({ op: "replace", path: pathTo(`/${field}`), value: vb })
+}
+
+const diffProperties = (
+  pa: Readonly<Record<string, unknown>> | undefined,
+  pb: Readonly<Record<string, unknown>> | undefined,
+  ops: Array<Op>
+): void => {
+  if (pa === pb) return
+  if (pa === undefined) {
+    ops.push({ op: "add", path: pathTo("/properties"), value: pb })
+    return
+  }
+  if (pb === undefined) {
+    ops.push({ op: "remove", path: pathTo("/properties") })
+    return
+  }
+  for (const key in pa) {
+    const va = pa[key]
+    if (va === undefined) continue
+    const vb = pb[key]
+    if (vb === undefined) ops.push({ op: "remove", path: pathTo(`/properties/${escapeKey(key)}`) })
+    else if (va !== vb && !equals(va, vb)) {
+      ops.push({ op: "replace", path: pathTo(`/properties/${escapeKey(key)}`), value: vb })
+    }
+  }
+  for (const key in pb) {
+    const vb = pb[key]
+    if (vb !== undefined && pa[key] === undefined) {
+      ops.push({ op: "add", path: pathTo(`/properties/${escapeKey(key)}`), value: vb })
+    }
+  }
+}
+
+const diffNode = (a: Node, b: Node, ops: Array<Op>): void => {
+  if (a === b) return
+  diffProperties(a.properties, b.properties, ops)
+  diffField("meta", a.meta, b.meta, ops)
+  diffField("affordances", a.affordances, b.affordances, ops)
+  diffField("content_ref", a.content_ref, b.content_ref, ops)
+  const ca = a.children
+  const cb = b.children
+  if (ca !== cb) diffChildren(ca ?? none, cb ?? none, ops)
+}
+
+const none: ReadonlyArray<Node> = []
+
+const diffChildren = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Array<Op>): void => {
+  // Fast path: same ids, same types, same order. Children are compared as the walk goes (their ops address
+  // nodes by id, so they stay valid if list ops are added after them); on the first mismatch the rest of the list
+  // goes through the general path.
+  let start = 0
+  if (ca.length === cb.length) {
+    for (; start < ca.length; start++) {
+      const x = ca[start]!
+      const y = cb[start]!
+      if (x.id !== y.id || x.type !== y.type) break
+      if (x === y) continue
+      stack.push(x.id)
+      diffNode(x, y, ops)
+      stack.pop()
+    }
+    if (start === ca.length) return
+  }
+  diffReordered(ca, cb, ops, start)
+}
+
+const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Array<Op>, done: number): void => {
+  const next = new Map<string, Node>()
+  for (const child of cb) next.set(child.id, child)
+  const previous = new Map<string, Node>()
+  // 1. removes (gone, or the type changed: remove + add)
+  const working: Array<string> = []
+  for (const child of ca) {
+    const match = next.get(child.id)
+    if (match === undefined || match.type !== child.type || previous.has(child.id)) {
+      ops.push({ op: "remove", path: pathTo(`/${child.id}`) })
+    } else {
+      previous.set(child.id, child)
+      working.push(child.id)
+    }
+  }
+  // 2. adds, with their index
+  for (let i = 0; i < cb.length; i++) {
+    const child = cb[i]!
+    if (previous.has(child.id)) continue
+    ops.push({ op: "add", path: pathTo(`/${child.id}`), value: child, index: i })
+    working.splice(Math.min(i, working.length), 0, child.id)
+  }
+  // 3. moves until the order matches
+  for (let i = 0; i < cb.length; i++) {
+    const id = cb[i]!.id
+    if (working[i] === id) continue
+    const from = working.indexOf(id, i + 1)
+    if (from < 0) continue
+    working.splice(from, 1)
+    working.splice(i, 0, id)
+    ops.push({ op: "move", path: pathTo(`/${id}`), index: i })
+  }
+  // 4. recurse into kept children (the first `done` were compared already)
+  for (let i = done; i < cb.length; i++) {
+    const child = cb[i]!
+    const old = previous.get(child.id)
+    if (old === undefined || old === child) continue
+    stack.push(child.id)
+    diffNode(old, child, ops)
+    stack.pop()
+  }
+}
+
+/**
+ * The ops that turn `previous` into `next`:
+ *
+ * - properties: one `add`/`remove`/`replace` per key (keys escaped per RFC 6901);
+ * - `meta`, `affordances`, `content_ref`: replaced wholesale when they differ;
+ * - children: `remove` for gone children, `add` with `index` for new ones, `move` for reordering, then recursion.
+ *   A child whose `type` changed under the same id is removed and re-added (SLOP emits nothing).
+ *
+ * When the roots differ in id or type the result is one `replace` of the whole tree (path `""`). Subtrees shared by
+ * reference are skipped without comparison.
+ *
+ * @category diffing
+ * @since 0.1.0
+ */
+export const diff = (previous: Node, next: Node): Array<Op> => {
+  if (previous.id !== next.id || previous.type !== next.type) return [{ op: "replace", path: "", value: next }]
+  const ops: Array<Op> = []
+  stack.length = 0
+  diffNode(previous, next, ops)
+  return ops
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// apply: copy-on-write along op paths; nodes copied once per call are then edited in place.
+
+type Mutable = {
+  id: string
+  type: string
+  properties?: Record<string, unknown> | undefined
+  children?: Array<Node> | null | undefined
+  affordances?: unknown
+  meta?: unknown
+  content_ref?: unknown
+}
+
+const fieldNames = new Set(["properties", "children", "affordances", "meta", "content_ref", "id", "type"])
+
+/**
+ * Applies ops to a tree and returns the new tree; the input is not modified and untouched subtrees are shared.
+ * Removing the last child removes the `children` key (SLOP treats absent and empty children alike).
+ * Throws {@link PatchError} when an op does not fit (use `Consumer` for an error-safe mirror).
+ *
+ * @category diffing
+ * @since 0.1.0
+ */
+export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {
+  const fresh = new WeakSet<object>()
+  const own = (node: Node): Mutable => {
+    if (fresh.has(node)) return node as Mutable
+    const copy: Mutable = { ...node } as Mutable
+    fresh.add(copy)
+    return copy
+  }
+  let root = tree as Node
+  for (const op of ops) {
+    if (op.path === "" || op.path === "/") {
+      if (op.op !== "replace") throw new PatchError({ path: op.path, message: `cannot ${op.op} the root` })
+      root = op.value as Node
+      continue
+    }
+    const segments = op.path.split("/").slice(1)
+    const fail = (message: string) => new PatchError({ path: op.path, message })
+    // walk node ids, copying each node on the way
+    root = own(root) as unknown as Node
+    let node = root as Mutable
+    let s = 0
+    for (; s < segments.length - 1; s++) {
+      const segment = segments[s]!
+      if (fieldNames.has(segment)) break
+      const children = node.children
+      const index = children ? children.findIndex((child) => child.id === segment) : -1
+      if (index < 0) throw fail(`no node "${segment}"`)
+      const list = fresh.has(children!) ? (children as Array<Node>) : [...children!]
+      fresh.add(list)
+      const child = own(list[index]!)
+      list[index] = child as Node
+      node.children = list
+      node = child
+    }
+    const last = segments[s]!
+    if (s === segments.length - 1 && !fieldNames.has(last)) {
+      // child op
+      const children = node.children ?? []
+      const list = fresh.has(children) ? (children as Array<Node>) : [...children]
+      fresh.add(list)
+      const at = list.findIndex((child) => child.id === last)
+      if (op.op === "add") {
+        const value = op.value as Node
+        if (at >= 0) list.splice(at, 1)
+        const index = op.index === undefined ? list.length : Math.max(0, Math.min(op.index, list.length))
+        list.splice(index, 0, value)
+      } else if (op.op === "remove") {
+        if (at < 0) throw fail(`no child "${last}" to remove`)
+        list.splice(at, 1)
+        if (list.length === 0) {
+          delete node.children
+          continue
+        }
+      } else if (op.op === "move") {
+        if (at < 0) throw fail(`no child "${last}" to move`)
+        const [moved] = list.splice(at, 1)
+        list.splice(Math.max(0, Math.min(op.index, list.length)), 0, moved!)
+      } else {
+        if (at < 0) throw fail(`no child "${last}" to replace`)
+        list[at] = op.value as Node
+      }
+      node.children = list
+      continue
+    }
+    // field op
+    const field = segments[s]!
+    if (field === "id" || field === "type" || field === "children") throw fail(`cannot patch "${field}"`)
+    const rest = segments.slice(s + 1).map(unescapeKey)
+    if (rest.length === 0) {
+      if (op.op === "remove") delete node[field as keyof Mutable]
+      else if (op.op === "add" || op.op === "replace") (node as Record<string, unknown>)[field] = op.value
+      else throw fail(`cannot move a field`)
+      continue
+    }
+    // nested JSON pointer inside a field (usually properties/<key>)
+    const holder = node as Record<string, unknown>
+    let container = holder[field]
+    if (typeof container !== "object" || container === null) {
+      if (op.op === "remove") throw fail(`no "${field}" to remove from`)
+      container = {}
+    }
+    const copyOf = (value: object): Record<string, unknown> | Array<unknown> => {
+      if (fresh.has(value)) return value as Record<string, unknown>
+      const copy = Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }
+      fresh.add(copy)
+      return copy
+    }
+    let target = copyOf(container as object) as Record<string, unknown>
+    holder[field] = target
+    for (let r = 0; r < rest.length - 1; r++) {
+      const inner = target[rest[r]!]
+      if (typeof inner !== "object" || inner === null) throw fail(`no "${rest[r]}" under "${field}"`)
+      const copy = copyOf(inner) as Record<string, unknown>
+      target[rest[r]!] = copy
+      target = copy
+    }
+    const key = rest[rest.length - 1]!
+    if (op.op === "remove") {
+      if (Array.isArray(target)) target.splice(Number(key), 1)
+      else delete target[key]
+    } else if (op.op === "add" || op.op === "replace") {
+      if (Array.isArray(target) && op.op === "add")
+        target.splice(key === "-" ? target.length : Number(key), 0, op.value)
+      else target[key] = op.value
+    } else throw fail(`cannot move a property`)
+  }
+  return root as Node
+}

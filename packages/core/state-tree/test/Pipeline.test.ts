@@ -1,0 +1,500 @@
+import { assert, describe, it } from "@effect/vitest"
+import { countO200k } from "@heed/schema"
+import * as fc from "fast-check"
+import { Node, Pipeline, Render } from "../src/index.ts"
+import type { Node as NodeT } from "../src/Node.ts"
+import { arbitraryTree, leaves, n } from "./fixtures.ts"
+
+const ids = (node: NodeT | undefined) => (node?.children ?? []).map((child) => child.id)
+
+const pinnedIds = (node: NodeT, out: Array<string> = []): Array<string> => {
+  if (node.meta?.pinned === true) out.push(node.id)
+  for (const child of node.children ?? []) pinnedIds(child, out)
+  return out
+}
+
+/** The fewest nodes a view can have: pinned subtrees whole, and every list holding a pinned node unwindowed. */
+const smallest = (node: NodeT): number => {
+  if (node.meta?.pinned === true) return Node.count(node)
+  if (pinnedIds(node).length === 0) return 1
+  return 1 + (node.children ?? []).reduce((sum, child) => sum + smallest(child), 0)
+}
+
+describe("Pipeline: truncate (depth)", () => {
+  const tree = n("root", [n("a", [n("a1")]), n("b", [n("b1", [n("b11")], { meta: { summary: "kept" } })])], {
+    type: "root"
+  })
+
+  it("depth 0 collapses the root into a stub with total_children", () => {
+    const out = Pipeline.optimize(tree, { depth: 0 })
+    assert.strictEqual(out.children, undefined)
+    assert.strictEqual(out.meta?.total_children, 2)
+  })
+
+  it("depth 1 keeps the root's children; a child with kids becomes a stub", () => {
+    const out = Pipeline.optimize(tree, { depth: 1 })
+    assert.deepStrictEqual(ids(out), ["a", "b"])
+    assert.deepStrictEqual(out.children![0], { id: "a", type: "item", meta: { total_children: 1 } })
+  })
+
+  it("depth 2 keeps an existing meta.summary on the stub", () => {
+    const out = Pipeline.optimize(tree, { depth: 2 })
+    const b1 = Node.find(out, "/b/b1")!
+    assert.strictEqual(b1.meta?.summary, "kept")
+    assert.strictEqual(b1.meta?.total_children, 1)
+    assert.strictEqual(b1.children, undefined)
+  })
+
+  it("a depth larger than the tree changes nothing", () => {
+    assert.strictEqual(Pipeline.optimize(tree, { depth: 10 }), tree)
+  })
+
+  it("leaves at the boundary are untouched, with properties and affordances", () => {
+    const leaf = n("leaf", undefined, { properties: { label: "L" }, affordances: [{ action: "open" }] })
+    const out = Pipeline.optimize(n("root", [leaf, n("x", [n("y")])]), { depth: 1 })
+    assert.strictEqual(out.children![0], leaf)
+  })
+
+  it("depth stubs drop properties, affordances and content_ref (per the seed; old SLOP kept properties)", () => {
+    const t = n("root", [
+      n("a", [n("a1")], {
+        properties: { label: "A" },
+        affordances: [{ action: "x" }],
+        content_ref: { type: "text", mime: "text/plain", summary: "s" }
+      })
+    ])
+    const stub = Pipeline.optimize(t, { depth: 1 }).children![0]!
+    assert.deepStrictEqual(stub, { id: "a", type: "item", meta: { total_children: 1 } })
+  })
+
+  it("a provider maxDepth applies when the request depth is absent or -1, and caps larger depths", () => {
+    const chain = Array.from({ length: 20 }, (_, i) => i).reduceRight<NodeT | undefined>(
+      (child, i) => n(`c${i}`, child ? [child] : undefined),
+      undefined
+    )!
+    const depthOf = (node: NodeT): number => (node.children?.length ? 1 + depthOf(node.children[0]!) : 0)
+    assert.strictEqual(depthOf(Pipeline.optimize(chain, {})), 19)
+    assert.strictEqual(depthOf(Pipeline.optimize(chain, { depth: -1 }, { maxDepth: 4 })), 4)
+    assert.strictEqual(depthOf(Pipeline.optimize(chain, { depth: 10 }, { maxDepth: 4 })), 4)
+  })
+})
+
+describe("Pipeline: filter", () => {
+  const tree = n("root", [
+    n("hi", undefined, { salience: 0.9 }),
+    n("mid", undefined, { salience: 0.5 }),
+    n("lo", undefined, { salience: 0.1 })
+  ])
+
+  it("min_salience 0.5 keeps 0.9 and 0.5 and drops 0.1", () => {
+    assert.deepStrictEqual(ids(Pipeline.optimize(tree, { filter: { min_salience: 0.5 } })), ["hi", "mid"])
+  })
+
+  it("types filter", () => {
+    const t = n("root", [n("a", undefined, { type: "item" }), n("b", undefined, { type: "notification" })])
+    assert.deepStrictEqual(ids(Pipeline.optimize(t, { filter: { types: ["notification"] } })), ["b"])
+  })
+
+  it("missing salience counts as 0.5", () => {
+    const t = n("root", [n("plain"), n("low", undefined, { salience: 0.3 })])
+    assert.deepStrictEqual(ids(Pipeline.optimize(t, { filter: { min_salience: 0.4 } })), ["plain"])
+  })
+
+  it("filters recursively, and the root is never filtered", () => {
+    const t = n(
+      "root",
+      [n("a", [n("a1", undefined, { salience: 0.9 }), n("a2", undefined, { salience: 0.1 })], { salience: 0.8 })],
+      {
+        salience: 0
+      }
+    )
+    const out = Pipeline.optimize(t, { filter: { min_salience: 0.5 } })
+    assert.strictEqual(out.id, "root")
+    assert.deepStrictEqual(ids(out.children![0]), ["a1"])
+  })
+
+  it("salience and types combined", () => {
+    const t = n("root", [
+      n("a", undefined, { type: "item", salience: 0.9 }),
+      n("b", undefined, { type: "item", salience: 0.1 }),
+      n("c", undefined, { type: "view", salience: 0.9 })
+    ])
+    assert.deepStrictEqual(ids(Pipeline.optimize(t, { filter: { min_salience: 0.5, types: ["item"] } })), ["a"])
+  })
+
+  it("heed differs: filtering reports hidden children (total_children = original count, filtered = hidden)", () => {
+    const out = Pipeline.optimize(tree, { filter: { min_salience: 0.5 } })
+    assert.strictEqual(out.meta?.total_children, 3)
+    assert.strictEqual(out.meta?.filtered, 1)
+    assert.include(Render.text(out), "(1 hidden by filter)")
+  })
+
+  it("heed differs: a stub at the depth limit counts children hidden by the filter", () => {
+    const t = n("root", [n("a", [n("x", undefined, { salience: 0.9 }), n("y", undefined, { salience: 0.1 })])])
+    const stub = Pipeline.optimize(t, { depth: 1, filter: { min_salience: 0.5 } }).children![0]!
+    assert.deepStrictEqual(stub.meta, { total_children: 2, filtered: 1 })
+  })
+
+  it("heed adds keep_ancestors: a buried alert under a low-salience parent stays reachable", () => {
+    const t = n("root", [
+      n(
+        "sidebar",
+        [
+          n("alert", undefined, { salience: 1, properties: { label: "Disk full" } }),
+          n("noise", undefined, { salience: 0 })
+        ],
+        {
+          salience: 0.1,
+          properties: { label: "Sidebar" }
+        }
+      )
+    ])
+    assert.deepStrictEqual(ids(Pipeline.optimize(t, { filter: { min_salience: 0.7 } })), [])
+    const out = Pipeline.optimize(t, { filter: { min_salience: 0.7, keep_ancestors: true } })
+    const sidebar = out.children![0]!
+    assert.strictEqual(sidebar.properties, undefined)
+    assert.deepStrictEqual(sidebar.meta, { salience: 0.1, total_children: 2, filtered: 1 })
+    assert.strictEqual(Node.find(out, "/sidebar/alert")?.properties?.label, "Disk full")
+  })
+
+  it("heed differs: filtering keeps content_ref (SLOP's Python SDK dropped it)", () => {
+    const ref = { type: "text", mime: "text/plain", summary: "log" } as const
+    const t = n("root", [n("a", [n("b", undefined, { salience: 0.1 })], { content_ref: ref, salience: 0.9 })])
+    assert.deepStrictEqual(Pipeline.optimize(t, { filter: { min_salience: 0.5 } }).children![0]!.content_ref, ref)
+  })
+})
+
+describe("Pipeline: compact (max_nodes)", () => {
+  it("under budget: the same tree", () => {
+    const t = n("root", [n("a", [n("a1")])])
+    assert.strictEqual(Pipeline.optimize(t, { max_nodes: 10 }), t)
+  })
+
+  it("a 13-node tree with budget 5 ends at <= 5 nodes", () => {
+    const t = n("root", [n("a", [n("a1", leaves("x", 4)), n("a2", leaves("y", 2))]), n("b", [n("b1", leaves("z", 1))])])
+    assert.strictEqual(Node.count(t), 13)
+    assert.isAtMost(Node.count(Pipeline.optimize(t, { max_nodes: 5 })), 5)
+  })
+
+  it("a low-salience sibling collapses before a high-salience one", () => {
+    const t = n("root", [
+      n("v", [n("low", leaves("l", 3), { salience: 0.1 }), n("high", leaves("h", 3), { salience: 1 })])
+    ])
+    const out = Pipeline.optimize(t, { max_nodes: 7 })
+    assert.strictEqual(Node.find(out, "/v/low")?.children, undefined)
+    assert.strictEqual(Node.find(out, "/v/high")?.children?.length, 3)
+  })
+
+  it("compacted nodes keep properties, affordances and an existing summary; total_children = 10", () => {
+    const t = n("root", [
+      n("v", [
+        n("g", leaves("i", 10), {
+          properties: { label: "G" },
+          affordances: [{ action: "open" }],
+          meta: { summary: "ten items" }
+        })
+      ])
+    ])
+    const g = Node.find(Pipeline.optimize(t, { max_nodes: 3 }), "/v/g")!
+    assert.deepStrictEqual(g, {
+      id: "g",
+      type: "item",
+      properties: { label: "G" },
+      affordances: [{ action: "open" }],
+      meta: { summary: "ten items", total_children: 10 }
+    })
+  })
+
+  it('a missing summary becomes "5 children"', () => {
+    const t = n("root", [n("v", [n("g", leaves("i", 5))])])
+    assert.strictEqual(Node.find(Pipeline.optimize(t, { max_nodes: 3 }), "/v/g")?.meta?.summary, "5 children")
+  })
+
+  it("root children are never collapsed (3 views, budget 4); heed differs: their lists are windowed to fit", () => {
+    const t = n("root", [n("v1", leaves("a", 3)), n("v2", leaves("b", 3)), n("v3", leaves("c", 3))])
+    const out = Pipeline.optimize(t, { max_nodes: 4 })
+    assert.deepStrictEqual(ids(out), ["v1", "v2", "v3"])
+    for (const view of out.children!) {
+      assert.strictEqual(view.meta?.summary, undefined)
+      assert.deepStrictEqual(view.meta?.window, [0, 0])
+      assert.strictEqual(view.meta?.total_children, 3)
+    }
+    assert.strictEqual(Node.count(out), 4)
+  })
+
+  it("the budget is the smaller of request and provider ceiling", () => {
+    const t = n("root", [n("v", [n("g", leaves("i", 10))])])
+    assert.isAtMost(Node.count(Pipeline.optimize(t, { max_nodes: 100 }, { maxNodes: 3 })), 3)
+    assert.isAtMost(Node.count(Pipeline.optimize(t, {}, { maxNodes: 3 })), 3)
+    assert.strictEqual(Pipeline.nodeBudget({ max_nodes: 5 }, { maxNodes: 500 }), 5)
+  })
+
+  it("equal salience: the deeper, bigger subtree collapses first (score − depth×0.01 − descendants×0.001)", () => {
+    assert.isBelow(Pipeline.score(0.5, 3, 0), Pipeline.score(0.5, 2, 0))
+    assert.isBelow(Pipeline.score(0.5, 2, 10), Pipeline.score(0.5, 2, 1))
+    const t = n("root", [n("v", [n("deep", [n("d1", leaves("x", 3))]), n("shallow", leaves("s", 1))])])
+    const out = Pipeline.optimize(t, { max_nodes: 5 })
+    assert.isAtMost(Node.count(out), 5)
+    assert.strictEqual(Node.find(out, "/v/deep")?.meta?.total_children, 1)
+  })
+})
+
+describe("Pipeline: pinned", () => {
+  it("a pinned ui view survives while a 10-item data group collapses", () => {
+    const t = n("root", [
+      n("app", [n("ui", leaves("u", 3), { meta: { pinned: true }, salience: 0.1 }), n("data", leaves("d", 10))])
+    ])
+    const out = Pipeline.optimize(t, { max_nodes: 7 })
+    assert.strictEqual(Node.find(out, "/app/ui")?.children?.length, 3)
+    assert.strictEqual(Node.find(out, "/app/data")?.children, undefined)
+  })
+
+  it("a pinned node with salience 0.1 survives; its unpinned sibling collapses", () => {
+    const t = n("root", [
+      n("v", [
+        n("p", leaves("p", 3), { meta: { pinned: true, salience: 0.1 } }),
+        n("q", leaves("q", 3), { salience: 0.9 })
+      ])
+    ])
+    const out = Pipeline.optimize(t, { max_nodes: 6 })
+    assert.strictEqual(Node.find(out, "/v/p")?.children?.length, 3)
+    assert.strictEqual(Node.find(out, "/v/q")?.children, undefined)
+  })
+
+  it("all pinned: nothing can be collapsed (5 nodes with budget 2)", () => {
+    const pin = { meta: { pinned: true } }
+    const t = n("root", [n("a", [n("a1", undefined, pin), n("a2", undefined, pin)], pin), n("b", undefined, pin)], pin)
+    assert.strictEqual(Node.count(Pipeline.optimize(t, { max_nodes: 2 })), 5)
+  })
+
+  it("heed differs: pinned protects the whole subtree, not just the node", () => {
+    const t = n("root", [
+      n("v", [
+        n("ui", [n("panel", leaves("w", 5), { salience: 0 })], { meta: { pinned: true } }),
+        n("data", leaves("d", 3))
+      ])
+    ])
+    const out = Pipeline.optimize(t, { max_nodes: 4 })
+    assert.strictEqual(Node.find(out, "/v/ui/panel")?.children?.length, 5)
+  })
+
+  it("heed differs: an ancestor of a pinned node is never collapsed", () => {
+    const t = n("root", [
+      n("v", [n("box", [n("inner", [n("alert", undefined, { meta: { pinned: true } })])], { salience: 0 })])
+    ])
+    const out = Pipeline.optimize(t, { max_nodes: 2 })
+    assert.isDefined(Node.find(out, "/v/box/inner/alert"))
+  })
+})
+
+describe("Pipeline: budget windowing (heed)", () => {
+  it("a flat list under the root is windowed to meet max_nodes: keeps the first N, meta.window and total_children", () => {
+    const t = n("root", leaves("i", 1000))
+    const out = Pipeline.optimize(t, { max_nodes: 11 })
+    assert.strictEqual(Node.count(out), 11)
+    assert.deepStrictEqual(ids(out).slice(0, 3), ["i0", "i1", "i2"])
+    assert.deepStrictEqual(out.meta?.window, [0, 10])
+    assert.strictEqual(out.meta?.total_children, 1000)
+    assert.include(Render.text(out), "(showing 10 of 1000)")
+  })
+
+  it("lists with the lowest mean salience are windowed first", () => {
+    const t = n("root", [n("hot", leaves("h", 4, 0.9)), n("cold", leaves("c", 4, 0.1))])
+    const out = Pipeline.optimize(t, { max_nodes: 7 })
+    assert.strictEqual(Node.find(out, "/hot")?.children?.length, 4)
+    assert.strictEqual(Node.find(out, "/cold")?.children?.length, 0)
+    assert.deepStrictEqual(Node.find(out, "/cold")?.meta?.window, [0, 0])
+  })
+
+  it("a list holding a pinned child is never windowed", () => {
+    const t = n("root", [n("list", [...leaves("i", 5), n("p", undefined, { meta: { pinned: true } })])])
+    const out = Pipeline.optimize(t, { max_nodes: 3 })
+    assert.strictEqual(Node.find(out, "/list")?.children?.length, 6)
+  })
+})
+
+describe("Pipeline: window (query)", () => {
+  it("query window [1, 2] returns i1 and i2, meta.window [1, 2], total_children 5", () => {
+    const out = Pipeline.optimize(n("root", leaves("i", 5)), { window: [1, 2] })
+    assert.deepStrictEqual(ids(out), ["i1", "i2"])
+    assert.deepStrictEqual(out.meta?.window, [1, 2])
+    assert.strictEqual(out.meta?.total_children, 5)
+  })
+
+  it("an offset of 999999 gives no children and keeps the total", () => {
+    const out = Pipeline.optimize(n("root", leaves("i", 5)), { window: [999999, 10] })
+    assert.deepStrictEqual(ids(out), [])
+    assert.strictEqual(out.meta?.total_children, 5)
+  })
+
+  it("heed differs: the window keeps a provider-declared total_children", () => {
+    const t = n("root", leaves("i", 50), { meta: { total_children: 1000 } })
+    assert.strictEqual(Pipeline.optimize(t, { window: [0, 10] }).meta?.total_children, 1000)
+  })
+})
+
+describe("Pipeline: paths and combinations", () => {
+  const tree = n("root", [n("inbox", [n("m1", undefined, { salience: 0.9 }), n("m2", undefined, { salience: 0.2 })])])
+
+  it('serves the subtree at a path; / and "" are the root; a missing path throws PathNotFound', () => {
+    assert.strictEqual(Pipeline.optimize(tree, { path: "/inbox" }).id, "inbox")
+    assert.strictEqual(Node.find(tree, "/"), tree)
+    assert.strictEqual(Node.find(tree, ""), tree)
+    assert.strictEqual(Node.find(tree, "/inbox/m2")?.id, "m2")
+    assert.strictEqual(Node.find(tree, "/nope"), undefined)
+    assert.throws(() => Pipeline.optimize(tree, { path: "/nope" }), /no node at path "\/nope"/)
+  })
+
+  it("depth 1 + min_salience 0.5 + max_nodes 10 together; no options means no change", () => {
+    const out = Pipeline.optimize(tree, { depth: 1, filter: { min_salience: 0.5 }, max_nodes: 10 })
+    assert.deepStrictEqual(out.children![0], { id: "inbox", type: "item", meta: { total_children: 2, filtered: 1 } })
+    assert.strictEqual(Pipeline.optimize(tree, {}), tree)
+  })
+
+  it("a single node and a 1000-wide list are handled", () => {
+    const single = n("root")
+    assert.strictEqual(Pipeline.optimize(single, { depth: 0, max_nodes: 1 }), single)
+    assert.strictEqual(Pipeline.optimize(n("root", leaves("i", 1000)), { depth: 1 }).children?.length, 1000)
+  })
+})
+
+describe("Pipeline: max_tokens (heed)", () => {
+  const wide = n(
+    "root",
+    Array.from({ length: 40 }, (_, i) =>
+      n(`group-${i}`, leaves(`g${i}-`, 20, (i % 10) / 10), {
+        properties: { label: `Group number ${i}` },
+        salience: (i % 7) / 7
+      })
+    )
+  )
+
+  it("the rendered text fits the token budget (o200k by default)", () => {
+    const out = Pipeline.optimize(wide, { max_tokens: 1000 })
+    assert.isAtMost(countO200k(Render.text(out)), 1000)
+    assert.isAbove(Node.count(out), 10)
+  })
+
+  it("windowing gives back what still fits, so most of the budget is used", () => {
+    for (const budget of [300, 500, 1000]) {
+      const tokens = countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: budget })))
+      assert.isAtMost(tokens, budget)
+      assert.isAtLeast(tokens, budget * 0.8)
+    }
+  })
+
+  it("a custom counter is used, and max_tokens combines with max_nodes", () => {
+    const chars = (text: string) => text.length
+    const out = Pipeline.optimize(wide, { max_tokens: 3000, max_nodes: 30 }, { countTokens: chars })
+    assert.isAtMost(Render.text(out).length, 3000)
+    assert.isAtMost(Node.count(out), 30)
+  })
+})
+
+describe("Pipeline: properties", () => {
+  it("never drops the root, never collapses pinned subtrees, meets max_nodes when feasible, is deterministic", () => {
+    fc.assert(
+      fc.property(
+        arbitraryTree(),
+        fc.integer({ min: 1, max: 30 }),
+        fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+        (tree, budget, depth) => {
+          const request = { max_nodes: budget, ...(depth !== undefined ? { depth } : {}) }
+          const out = Pipeline.optimize(tree, request)
+          assert.strictEqual(out.id, tree.id)
+          assert.deepStrictEqual(Pipeline.optimize(tree, request), out)
+          // every pinned node reachable at the served depth keeps its whole subtree
+          const truncated = depth !== undefined ? Pipeline.optimize(tree, { depth }) : tree
+          for (const id of pinnedIds(truncated)) {
+            const find = (node: NodeT): NodeT | undefined =>
+              node.id === id && node.meta?.pinned === true
+                ? node
+                : (node.children ?? []).map(find).find((x) => x !== undefined)
+            const before = find(truncated)!
+            const after = find(out)
+            assert.isDefined(after, `pinned ${id} dropped`)
+            assert.strictEqual(Node.count(after!), Node.count(before))
+          }
+          // the budget is met whenever pinned subtrees allow it
+          assert.isAtMost(Node.count(out), Math.max(budget, smallest(truncated)))
+        }
+      )
+    )
+  })
+})
+
+describe("Pipeline: max_tokens properties", () => {
+  const unpin = (node: NodeT): NodeT => {
+    const { meta, ...rest } = node
+    const out: { -readonly [K in keyof NodeT]: NodeT[K] } = { ...rest }
+    if (meta?.salience !== undefined) out.meta = { salience: meta.salience }
+    if (node.children) out.children = node.children.map(unpin)
+    return out
+  }
+
+  it("o200k counts are additive over lines with their indentation and newline", () => {
+    fc.assert(
+      fc.property(arbitraryTree(), (tree) => {
+        const lines = Render.text(tree).split("\n")
+        const last = lines.at(-1)!
+        const sum = lines.slice(0, -1).reduce((total, line) => total + countO200k(`${line}\n`), 0)
+        const exact = countO200k(Render.text(tree))
+        assert.strictEqual(sum + countO200k(last), exact)
+        assert.isAtMost(Math.abs(countO200k(`${last}\n`) - countO200k(last)), 2)
+      })
+    )
+  })
+
+  it("the output always fits max_tokens when nothing is pinned", () => {
+    fc.assert(
+      fc.property(arbitraryTree(5), fc.integer({ min: 40, max: 400 }), (tree, budget) => {
+        const input = unpin(tree)
+        const out = Pipeline.optimize(input, { max_tokens: budget })
+        // the smallest possible view: the root with its list windowed to nothing
+        const { children: _, ...bare } = input
+        const total = input.children?.length ?? 0
+        const smallest =
+          total > 0
+            ? { ...bare, children: [], meta: { ...input.meta, window: [0, 0] as const, total_children: total } }
+            : bare
+        assert.isAtMost(countO200k(Render.text(out)), Math.max(budget, countO200k(Render.text(smallest))))
+        assert.strictEqual(out.id, "root")
+      })
+    )
+  })
+})
+
+describe("Pipeline: filter properties", () => {
+  const salience = (node: NodeT) => node.meta?.salience ?? 0.5
+  const all = (node: NodeT, out: Array<NodeT> = []): Array<NodeT> => {
+    out.push(node)
+    for (const child of node.children ?? []) all(child, out)
+    return out
+  }
+
+  it("every non-root node shown passes the filter (or is a kept ancestor stub), and hidden counts add up", () => {
+    fc.assert(
+      fc.property(
+        arbitraryTree(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }),
+        (tree, min, keep, budget) => {
+          const request = { filter: { min_salience: min, keep_ancestors: keep }, max_nodes: budget }
+          const out = Pipeline.optimize(tree, request)
+          assert.strictEqual(out.id, "root")
+          assert.deepStrictEqual(Pipeline.optimize(tree, request), out)
+          for (const node of all(out).slice(1)) {
+            const isAncestorStub = keep && node.properties === undefined && salience(node) < min
+            assert.isTrue(salience(node) >= min || isAncestorStub, `${node.id} shown below ${min}`)
+          }
+          for (const node of all(out)) {
+            if (node.meta?.filtered !== undefined) {
+              assert.isAtMost(node.meta.filtered, node.meta.total_children ?? 0)
+            }
+          }
+        }
+      )
+    )
+  })
+})
