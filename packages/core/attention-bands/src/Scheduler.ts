@@ -1,0 +1,340 @@
+/**
+ * The poll scheduler: an Effect service that owns a {@link Tracker.Tracker} and an {@link Engagement.Engagement},
+ * ticks every `tick_s` on Effect's `Clock` (monotonic time), polls due targets through a caller-supplied effect, and reports
+ * culture's log line and metrics.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import { AttentionConfig } from "./AttentionConfig.ts"
+import { Band } from "./Band.ts"
+import * as Engagement from "./Engagement.ts"
+import * as Tracker from "./Tracker.ts"
+
+/**
+ * What a poll found: `delivered` (unread messages were handed to the agent) or `empty` (nothing unread). Both
+ * count as a completed poll; the outcome is the `outcome` attribute of `culture.attention.polls`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type PollOutcome = "delivered" | "empty"
+
+/**
+ * The result of polling one due target in a tick.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PollResult {
+  readonly target: string
+  /** The band after the poll (the `band` attribute of `culture.attention.polls`). */
+  readonly band: Band
+  /** `failed` when the poll effect failed or died; the target stays due and is retried next tick. */
+  readonly outcome: PollOutcome | "failed"
+}
+
+/**
+ * Options for {@link Scheduler.make} / {@link Scheduler.layer}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SchedulerOptions<E, R> {
+  /** The agent's effective config (after `AttentionConfig.resolve`). */
+  readonly config: AttentionConfig
+  /** The agent's nick, used in logs and as the `agent` metric attribute. */
+  readonly agent: string
+  /** Polls one target. A failure is logged and isolated: other due targets are still polled in the same tick. */
+  readonly poll: (target: string, band: Band) => Effect.Effect<PollOutcome, E, R>
+  /** Targets to seed at start (the configured channels), so quiet ones are polled too. */
+  readonly targets?: Iterable<string> | undefined
+  /** Whether agent-level overrides were applied; reported in the startup summary line. */
+  readonly override?: boolean | undefined
+}
+
+/**
+ * The scheduler's interface. Stimuli work while paused (a mention still makes its target `HOT`); only polling and
+ * decay stop, and decay catches up in several steps on resume.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SchedulerShape {
+  /** The effective config. */
+  readonly config: AttentionConfig
+  /** A mention or DM on `target`: engages the target and moves it to `HOT`. */
+  readonly direct: (target: string) => Effect.Effect<Band>
+  /**
+   * Ambient traffic on `target`: applied only while the agent is engaged there (spoke or was mentioned within
+   * `thread_window_s`); otherwise nothing happens and no target is created (`None`).
+   */
+  readonly ambient: (target: string) => Effect.Effect<Option.Option<Band>>
+  /** The agent spoke on `target` (any line, including thread replies): opens the thread window. */
+  readonly outgoing: (target: string) => Effect.Effect<void>
+  /** Agent-controlled attention (#355): see `Tracker.set`. */
+  readonly set: (target: string, band: Band, options?: Tracker.SetOptions) => Effect.Effect<Band>
+  /** A channel joined at runtime: seeded so it is polled even while quiet. */
+  readonly join: (target: string) => Effect.Effect<Band>
+  /** A channel parted: dropped from the tracker, the engagement table and the `culture.attention.band` gauge. */
+  readonly part: (target: string) => Effect.Effect<boolean>
+  /** Stops polling and decay until {@link SchedulerShape.resume}. */
+  readonly pause: Effect.Effect<void>
+  /** Resumes polling. */
+  readonly resume: Effect.Effect<void>
+  /** Whether the scheduler is paused. */
+  readonly isPaused: Effect.Effect<boolean>
+  /** Runs one tick now (the loop runs it every `tick_s`); does nothing while paused. */
+  readonly tick: Effect.Effect<ReadonlyArray<PollResult>>
+  /** One target's state. */
+  readonly get: (target: string) => Effect.Effect<Option.Option<Tracker.TargetState>>
+  /** Every target's state, in insertion order. */
+  readonly snapshot: Effect.Effect<ReadonlyMap<string, Tracker.TargetState>>
+}
+
+const transitionsCounter = Metric.counter("culture.attention.transitions", {
+  description: "Attention band changes, by agent, target, from_band, to_band and cause",
+  incremental: true
+})
+
+const pollsCounter = Metric.counter("culture.attention.polls", {
+  description: "Completed attention polls, by agent, target, band and outcome (delivered or empty)",
+  incremental: true
+})
+
+const bandGauge = Metric.gauge("culture.attention.band", {
+  description: "Current attention band per target: 0 HOT, 1 WARM, 2 COOL, 3 IDLE"
+})
+
+/**
+ * The log line of one band change, exactly as culture writes it:
+ * `attention: agent=<nick> target=<T> band=<FROM>→<TO> cause=<cause>`.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const transitionLine = (agent: string, transition: Tracker.Transition): string =>
+  `attention: agent=${agent} target=${transition.target} band=${transition.from}\u2192${transition.to} cause=${transition.cause}`
+
+// Monotonic seconds, as upstream uses (`time.monotonic()`): wall-clock jumps never reach the tracker.
+const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
+
+const make = Effect.fnUntraced(function* <E, R>(
+  options: SchedulerOptions<E, R>
+): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
+  const { agent, config } = options
+  const context = yield* Effect.context<R>()
+  const transitions: Array<Tracker.Transition> = []
+  const tracker = Tracker.make(config, { onTransition: (transition) => transitions.push(transition) })
+  const engagement = Engagement.make(config)
+  let paused = false
+
+  // Attributed metrics are cached per target: each keeps its precomputed series key, so a poll does not re-hash
+  // its attributes. A parted target's entries (and its gauge series) are dropped.
+  interface TargetMetrics {
+    readonly gauge: Metric.Gauge<number>
+    readonly polls: Map<string, Metric.Counter<number>>
+  }
+  const metrics = new Map<string, TargetMetrics>()
+  const metricsOf = (target: string): TargetMetrics => {
+    let entry = metrics.get(target)
+    if (entry === undefined) {
+      entry = { gauge: Metric.withAttributes(bandGauge, { agent, target }), polls: new Map() }
+      metrics.set(target, entry)
+    }
+    return entry
+  }
+  const pollsOf = (target: string, band: Band, outcome: PollOutcome) => {
+    const { polls } = metricsOf(target)
+    const key = `${band}/${outcome}`
+    let counter = polls.get(key)
+    if (counter === undefined) {
+      counter = Metric.withAttributes(pollsCounter, { agent, target, band, outcome })
+      polls.set(key, counter)
+    }
+    return counter
+  }
+
+  const setGauge = (target: string, band: Band) => Metric.update(metricsOf(target).gauge, Band.rank(band))
+
+  const report = (transition: Tracker.Transition) =>
+    Effect.all(
+      [
+        Effect.logInfo(transitionLine(agent, transition)),
+        Metric.update(
+          Metric.withAttributes(transitionsCounter, {
+            agent,
+            target: transition.target,
+            from_band: transition.from,
+            to_band: transition.to,
+            cause: transition.cause
+          }),
+          1
+        ),
+        setGauge(transition.target, transition.to)
+      ],
+      { discard: true }
+    )
+
+  /**
+   * Runs a tracker call, then reports the transitions it produced. A target the call created without a transition
+   * (e.g. a pinned one) gets its gauge set too.
+   */
+  const reporting = <A>(f: (now: number) => A, target?: string): Effect.Effect<A> =>
+    Effect.flatMap(seconds, (now) => {
+      const sizeBefore = tracker.size
+      const result = f(now)
+      const produced = transitions.splice(0)
+      const reports = Effect.forEach(produced, report, { discard: true })
+      const created = target !== undefined && tracker.size > sizeBefore && produced.length === 0
+      if (!created) return produced.length === 0 ? Effect.succeed(result) : Effect.as(reports, result)
+      return Effect.as(setGauge(target, bandOf(target)), result)
+    })
+
+  const bandOf = (target: string): Band =>
+    Option.match(tracker.get(target), { onNone: () => "IDLE", onSome: (state) => state.band })
+
+  const pollOne = (target: string, now: number) =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(Effect.provideContext(options.poll(target, bandOf(target)), context))
+      if (Exit.isFailure(exit)) {
+        yield* Effect.logWarning(
+          `attention: poll failed agent=${agent} target=${target}; retrying next tick`,
+          exit.cause
+        )
+        return { target, band: bandOf(target), outcome: "failed" } satisfies PollResult
+      }
+      const state = tracker.get(target)
+      // Parted while the poll ran: do not bring it back.
+      if (Option.isNone(state)) return { target, band: "IDLE", outcome: exit.value } satisfies PollResult
+      tracker.markPolled(target, now)
+      const band = state.value.band
+      yield* Metric.update(pollsOf(target, band, exit.value), 1)
+      return { target, band, outcome: exit.value } satisfies PollResult
+    })
+
+  const pollAll = (targets: ReadonlyArray<string>, now: number) =>
+    Effect.forEach(targets, (target) => pollOne(target, now))
+
+  const tick: Effect.Effect<ReadonlyArray<PollResult>> = Effect.suspend(() => {
+    if (paused) return Effect.succeed([])
+    if (!config.enabled) {
+      return Effect.flatMap(seconds, (now) => pollAll([...tracker.snapshot().keys()], now))
+    }
+    return Effect.flatMap(seconds, (now) =>
+      Effect.flatMap(
+        reporting(() => tracker.dueTargets(now)),
+        (due) => pollAll(due, now)
+      )
+    )
+  })
+
+  const join = (target: string) =>
+    Effect.tap(
+      Effect.sync(() => tracker.seed(target)),
+      (band) => setGauge(target, band)
+    )
+
+  yield* Effect.logInfo(AttentionConfig.summary(config, { override: options.override }))
+  for (const target of options.targets ?? []) yield* join(target)
+
+  // Legacy mode (attention disabled): poll every tracked target every `poll_interval` seconds; none when <= 0.
+  const period = config.enabled ? config.tick_s : config.poll_interval
+  if (period > 0) {
+    yield* Effect.sleep(Duration.seconds(period)).pipe(Effect.andThen(tick), Effect.forever, Effect.forkScoped)
+  }
+
+  return {
+    config,
+    direct: (target) =>
+      reporting((now) => {
+        engagement.engage(target, now)
+        return tracker.onDirect(target, now)
+      }, target),
+    ambient: (target) =>
+      reporting(
+        (now) => (engagement.isEngaged(target, now) ? Option.some(tracker.onAmbient(target, now)) : Option.none()),
+        target
+      ),
+    outgoing: (target) => Effect.map(seconds, (now) => engagement.engage(target, now)),
+    set: (target, band, setOptions) => reporting((now) => tracker.set(target, band, now, setOptions), target),
+    join,
+    part: (target) =>
+      Effect.suspend(() => {
+        const engaged = engagement.forget(target)
+        const known = tracker.forget(target) || engaged
+        const entry = metrics.get(target)
+        if (entry === undefined) return Effect.succeed(known)
+        metrics.delete(target)
+        return Effect.as(Metric.remove(entry.gauge), known)
+      }),
+    pause: Effect.sync(() => {
+      paused = true
+    }),
+    resume: Effect.sync(() => {
+      paused = false
+    }),
+    isPaused: Effect.sync(() => paused),
+    tick,
+    get: (target) => Effect.sync(() => tracker.get(target)),
+    snapshot: Effect.sync(() => tracker.snapshot())
+  } satisfies SchedulerShape
+})
+
+/**
+ * The attention scheduler service.
+ *
+ * - `Scheduler.make(options)`: builds one in the current scope: logs the startup summary
+ *   (`attention: enabled=true tick_s=5 bands=[hot=30/120 ...] override=no`), seeds `options.targets`, and forks the
+ *   loop (every `tick_s` with attention enabled; every `poll_interval` in legacy mode, never when it is `<= 0`).
+ * - `Scheduler.layer(options)`: the same as a layer.
+ *
+ * Each tick (skipped while paused) applies decay, polls the due targets one by one with `poll(target, band)`, marks
+ * each successful poll and counts it in `culture.attention.polls` (`{agent, target, band, outcome}`). A failing
+ * poll is logged and does not stop the other targets; it is retried next tick. Every band change is logged at INFO
+ * as `attention: agent=<nick> target=<T> band=<FROM>→<TO> cause=<cause>`, counted in
+ * `culture.attention.transitions` (`{agent, target, from_band, to_band, cause}`) and sets the
+ * `culture.attention.band` gauge (`{agent, target}`, 0 HOT .. 3 IDLE).
+ *
+ * **Example** (Polling channels by attention)
+ *
+ * ```ts
+ * import { AttentionConfig, Scheduler } from "@heed/attention-bands"
+ * import { Effect, Layer } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const scheduler = yield* Scheduler
+ *   yield* scheduler.direct("#dev") // @mention: HOT, polled every 30 s for 2 min
+ * })
+ *
+ * const SchedulerLive = Scheduler.layer({
+ *   config: AttentionConfig.defaults,
+ *   agent: "spark-claude",
+ *   targets: ["#dev", "#general"],
+ *   poll: (target, band) => Effect.log(`poll ${target} (${band})`).pipe(Effect.as("empty" as const))
+ * })
+ *
+ * Effect.runFork(program.pipe(Effect.provide(SchedulerLive), Effect.andThen(Effect.never)))
+ * ```
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Scheduler extends Context.Service<Scheduler, SchedulerShape>()("@heed/attention-bands/Scheduler") {
+  /** Builds a scheduler in the current scope (its loop stops when the scope closes). */
+  static readonly make: <E, R>(
+    options: SchedulerOptions<E, R>
+  ) => Effect.Effect<SchedulerShape, never, Scope.Scope | R> = make
+
+  /** A layer running a scheduler for the layer's lifetime. */
+  static readonly layer = <E, R>(options: SchedulerOptions<E, R>): Layer.Layer<Scheduler, never, R> =>
+    Layer.effect(Scheduler, make(options))
+}
