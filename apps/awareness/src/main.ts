@@ -1,7 +1,18 @@
 /**
- * The awareness server's entry point. Placeholder until the awareness-server issue lands.
+ * The awareness server's entry point: `node --conditions=@heed/source src/main.ts serve`. SIGINT and SIGTERM
+ * interrupt the program, which closes the HTTP server (in-flight requests finish) and the store, then exits 0.
  *
  * @since 0.1.0
  */
-console.error("heed: the awareness server is not built yet (apps/awareness is being written).")
-process.exitCode = 1
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import * as Cli from "./Cli.ts"
+
+NodeRuntime.runMain(Cli.run.pipe(Effect.provide(NodeServices.layer)), {
+  teardown: (exit, onExit) =>
+    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+})

@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { Briefing } from "./Briefing.ts"
 import * as Collator from "./Collator.ts"
-import type { Entry, EntryType } from "./Entry.ts"
+import { type Entry, EntryType } from "./Entry.ts"
 import { didYouMean, words } from "./internal/text.ts"
 import { isTimeZone, parseIso, toIso } from "./internal/time.ts"
 import { type EntryFilter, Store, type StoreError } from "./Store.ts"
@@ -329,18 +329,7 @@ const page = (
   has_more: rows.length > limit
 })
 
-const allTypes: ReadonlyArray<EntryType> = [
-  "status",
-  "alert",
-  "pattern",
-  "suppression",
-  "context",
-  "preference",
-  "note",
-  "intention",
-  "schema",
-  "record"
-]
+const allTypes: ReadonlyArray<EntryType> = EntryType.literals
 
 const transitions: Readonly<Record<string, ReadonlyArray<string>>> = {
   pending: ["fired", "active", "completed", "snoozed", "cancelled"],
