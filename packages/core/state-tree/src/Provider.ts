@@ -410,7 +410,8 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
     })
 
     // -- messages -----------------------------------------------------------------------------------------------
-    const subscribe = (conn: Conn, message: Message.Subscribe) => {
+    // The view a subscribe or query asks for, or `undefined` after answering with a not_found error.
+    const viewFor = (conn: Conn, message: Message.Subscribe | Message.Query) => {
       flushSync()
       const tree = current
       const out = tree === undefined ? undefined : output(message, tree)
@@ -423,28 +424,21 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
             message: tree === undefined ? "no state registered yet" : `no node at path "${message.path ?? "/"}"`
           }
         })
-        return
       }
+      return out
+    }
+
+    const subscribe = (conn: Conn, message: Message.Subscribe) => {
+      const out = viewFor(conn, message)
+      if (out === undefined) return
       const sub: Subscription = { id: message.id, request: message, last: out, version: 1 }
       conn.subs.set(message.id, sub)
       offer(conn, { type: "snapshot", id: message.id, version: 1, tree: out })
     }
 
     const query = (conn: Conn, message: Message.Query) => {
-      flushSync()
-      const tree = current
-      const out = tree === undefined ? undefined : output(message, tree)
-      if (out === undefined) {
-        offer(conn, {
-          type: "error",
-          id: message.id,
-          error: {
-            code: "not_found",
-            message: tree === undefined ? "no state registered yet" : `no node at path "${message.path ?? "/"}"`
-          }
-        })
-        return
-      }
+      const out = viewFor(conn, message)
+      if (out === undefined) return
       offer(conn, { type: "snapshot", id: message.id, version, tree: out })
     }
 
