@@ -1,0 +1,555 @@
+/**
+ * `@heed/collator`'s `Store` port on PostgreSQL, plus full-text search and the change feed, for one owner.
+ *
+ * Row-level security sees the owner in `app.current_user`: the store layers set it for the whole session of their
+ * own connections (so a read is one statement), and a store sharing connections with other owners
+ * (`layerWith`) sets it per transaction (`set_config('app.current_user', owner, true)`). Every statement also
+ * filters on `owner_id`, so two owners sharing a database never see each other's entries, even if one of the two
+ * guards were missing. The atomic operations carry the port's concurrency guarantees:
+ *
+ * - `upsert` takes a transaction-scoped advisory lock on a hash of (owner, key), as upstream does for alerts and
+ *   preferences, then locks the matching rows (`SELECT … FOR UPDATE`) before replacing them: concurrent upserts of
+ *   one key, from any number of processes, never create duplicates.
+ * - `update` locks the row (`SELECT … FOR UPDATE`), applies the caller's function and writes the result in the same
+ *   transaction: a compare-and-set, so an intention fired by `update(id, pending ? fired : undefined)` fires once.
+ * - each write bumps one of the owner's 16 counter rows in `store_versions` in the same statement, so `version`
+ *   (their sum) moves exactly when a change becomes visible, in every process.
+ *
+ * @since 0.1.0
+ */
+
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import type { Entry } from "@heed/collator/Entry"
+import { type EntryFilter, Store, StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type { MigrationError } from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
+import { ChangeFeed } from "./ChangeFeed.ts"
+import * as Database from "./Database.ts"
+import { FullTextSearch, resolveLanguage, type SearchQuery } from "./FullTextSearch.ts"
+import { type EntryParams, type EntryRow, isoParam, selectList, toEntry, toParams } from "./internal/row.ts"
+import type * as PgliteClient from "./PgliteClient.ts"
+
+/**
+ * Options of a store: whose entries it holds, and the default text-search language of its entries.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface StoreOptions {
+  /** The owner (tenant) whose entries this store reads and writes. Default `"default"`. */
+  readonly owner?: string | undefined
+  /**
+   * Default language of entries and searches: an ISO 639-1 code (`"en"`), a PostgreSQL text-search configuration
+   * (`"english"`) or `"simple"` (no stemming; the default, as upstream). An entry carrying its own `language` field
+   * uses that instead.
+   */
+  readonly language?: string | undefined
+  /**
+   * The largest entry accepted, in bytes of JSON; bigger entries are rejected with a `StoreError`. Default 1 MiB.
+   */
+  readonly maxEntryBytes?: number | undefined
+  /**
+   * Set when every session of the connection already carries this owner in `app.current_user` (the connection
+   * serves this one owner, as in {@link layerEmbedded} and {@link layer}): single-statement reads then skip the
+   * transaction. Leave unset on a connection shared by several owners.
+   */
+  readonly ownerInSession?: boolean | undefined
+}
+
+/**
+ * The owner used when none is given.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultOwner = "default"
+
+const fail = (message: string) => new StoreError({ message, retryable: false })
+
+/** The database's own words: `@effect/sql-pg` keeps them on the reason's cause, PGlite on the reason. */
+const sqlMessage = (error: SqlError): string => {
+  const cause = error.reason.cause
+  return cause instanceof Error && cause.message.length > 0 ? cause.message : error.message
+}
+
+const fromSql =
+  (operation: string) =>
+  (error: SqlError): StoreError =>
+    new StoreError({
+      message: `${operation} failed: ${sqlMessage(error)}`,
+      retryable: error.isRetryable,
+      cause: error
+    })
+
+const isTransient = (error: StoreError): boolean => {
+  const cause = error.cause as SqlError | undefined
+  const tag = cause?.reason?._tag
+  return tag === "DeadlockError" || tag === "SerializationError"
+}
+
+const stableJson = (value: unknown): string =>
+  JSON.stringify(value, (_, v) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        )
+      : v
+  )
+
+/**
+ * Upstream's expiry clean-up for one owner: a hard purge of entries whose `expires` has passed (soft-deleted entries
+ * expire 30 days after deletion), opted into per owner with the preference `auto_cleanup` = `"true"`.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Cleanup extends Context.Service<
+  Cleanup,
+  {
+    /**
+     * Hard-deletes this owner's entries with `expires <= now` (an ISO instant) when the owner has opted in; returns
+     * how many rows went. Without the opt-in it deletes nothing and returns 0.
+     */
+    readonly purgeExpired: (now: string) => Effect.Effect<number, StoreError>
+  }
+>()("@heed/postgres/Cleanup") {}
+
+/**
+ * Everything {@link make} builds for one owner.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Parts {
+  readonly store: StoreShape
+  readonly search: FullTextSearch["Service"]
+  readonly feed: ChangeFeed["Service"]
+  readonly cleanup: Cleanup["Service"]
+}
+
+/**
+ * Builds the store, search and change feed for one owner over a migrated database (`SqlClient` plus
+ * `Database.Backend`, e.g. from `Database.layer` or `Database.layerEmbedded`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function* (
+  options: StoreOptions = {}
+): Effect.fn.Return<Parts, StoreError, SqlClient.SqlClient | Database.Backend> {
+  const sql = yield* SqlClient.SqlClient
+  const backend = yield* Database.Backend
+  const owner = options.owner ?? defaultOwner
+  if (typeof owner !== "string" || owner.length === 0 || owner.includes("\u0000")) {
+    return yield* fail(`owner must be a non-empty string without NUL characters, got ${JSON.stringify(owner)}`)
+  }
+  const configRows = yield* sql<{ readonly name: string }>`SELECT cfgname::text AS name FROM pg_ts_config`.pipe(
+    Effect.mapError(fromSql("reading text-search configurations"))
+  )
+  const available = new Set(configRows.map((row) => row.name))
+  const defaultLanguage = resolveLanguage(options.language ?? "simple", available)
+  if (defaultLanguage === undefined) {
+    return yield* fail(
+      `language ${JSON.stringify(options.language)} is neither an ISO 639-1 code nor a text-search configuration ` +
+        `of this database (${[...available].sort().join(", ")})`
+    )
+  }
+  const maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024
+  const languageOf = (entry: Entry): string => {
+    const own = (entry as unknown as { readonly language?: unknown }).language
+    return typeof own === "string" ? (resolveLanguage(own, available) ?? "simple") : defaultLanguage
+  }
+
+  const sessionOwner = options.ownerInSession === true
+
+  /** Runs `effect` in a transaction scoped to the owner (RLS), mapping SQL failures and retrying deadlocks. */
+  const owned = <A, E, R>(
+    operation: string,
+    effect: Effect.Effect<A, E, R>,
+    /** Whether `effect` sets the owner itself in its first statement (saves a round trip). */
+    setsOwner = false
+  ): Effect.Effect<A, Exclude<E, SqlError> | StoreError, R> =>
+    sql
+      .withTransaction(
+        setsOwner || sessionOwner
+          ? effect
+          : Effect.andThen(sql`SELECT set_config('app.current_user', ${owner}, true)`, effect)
+      )
+      .pipe(
+        Effect.mapError((error): Exclude<E, SqlError> | StoreError =>
+          isSqlError(error) ? fromSql(operation)(error) : (error as Exclude<E, SqlError>)
+        ),
+        Effect.retry({ times: 5, while: (error) => error instanceof StoreError && isTransient(error) })
+      )
+
+  /**
+   * Runs a single read statement: on a connection whose session carries the owner it needs no transaction (one
+   * round trip); otherwise it runs like {@link owned}.
+   */
+  const read = <A>(operation: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreError> =>
+    sessionOwner ? Effect.mapError(effect, fromSql(operation)) : owned(operation, effect)
+
+  let writes = Math.floor(Math.random() * 16)
+  const bump = Effect.suspend(
+    () =>
+      sql`INSERT INTO store_versions (owner_id, shard, version) VALUES (${owner}, ${writes++ % 16}, 1)
+      ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
+  )
+
+  const select = sql.literal(selectList)
+  const order = sql.literal(`COALESCE(updated, created) DESC, id COLLATE "C" ASC`)
+
+  const encode = (entry: Entry): Effect.Effect<EntryParams, StoreError> => {
+    const params = toParams(entry, languageOf, maxEntryBytes)
+    return params instanceof StoreError ? Effect.fail(params) : Effect.succeed(params)
+  }
+
+  /** `statement` (an INSERT or UPDATE of one entry) and the version bump, in one round trip. */
+  const bumping = (statement: Statement.Fragment) =>
+    Effect.suspend(
+      () =>
+        sql`WITH written AS (${statement} RETURNING 1)
+        INSERT INTO store_versions (owner_id, shard, version) SELECT ${owner}, ${writes++ % 16}, 1 FROM written LIMIT 1
+        ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
+    )
+
+  const insertRow = (p: EntryParams) =>
+    sql`INSERT INTO entries
+      (id, owner_id, type, source, tags, created, updated, expires, deleted, data, logical_key, envelope, language)
+      VALUES (${p.id}, ${owner}, ${p.type}, ${p.source}, ${p.tags}::jsonb, ${p.created}::timestamptz,
+        ${p.updated}::timestamptz, ${p.expires}::timestamptz, ${p.deleted}::timestamptz, ${p.data}::jsonb,
+        ${p.logical_key}, ${p.envelope}::json, ${p.language}::regconfig)`
+
+  const updateRow = (p: EntryParams) =>
+    sql`UPDATE entries SET type = ${p.type}, source = ${p.source}, tags = ${p.tags}::jsonb,
+      created = ${p.created}::timestamptz, updated = ${p.updated}::timestamptz, expires = ${p.expires}::timestamptz,
+      deleted = ${p.deleted}::timestamptz, data = ${p.data}::jsonb, logical_key = ${p.logical_key},
+      envelope = ${p.envelope}::json, language = ${p.language}::regconfig
+      WHERE owner_id = ${owner} AND id = ${p.id}`
+
+  const dataClauses = (data: Readonly<Record<string, unknown>> | undefined): Array<Statement.Fragment> => {
+    const out: Array<Statement.Fragment> = []
+    for (const [key, value] of Object.entries(data ?? {})) {
+      out.push(
+        value === null
+          ? sql`(data -> ${key} IS NULL OR data -> ${key} = 'null'::jsonb)`
+          : sql`data -> ${key} = ${JSON.stringify(value)}::jsonb`
+      )
+    }
+    return out
+  }
+
+  const iso = (field: string, value: string): Effect.Effect<string, StoreError> => {
+    const result = isoParam(field, value)
+    return result instanceof StoreError ? Effect.fail(result) : Effect.succeed(result)
+  }
+
+  const where = Effect.fnUntraced(function* (filter: EntryFilter) {
+    const clauses: Array<Statement.Fragment> = [sql`owner_id = ${owner}`]
+    const mode = filter.deleted ?? "exclude"
+    if (mode === "exclude") clauses.push(sql`deleted IS NULL`)
+    else if (mode === "only") clauses.push(sql`deleted IS NOT NULL`)
+    if (filter.ids !== undefined) {
+      clauses.push(sql`id IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.ids)}::jsonb))`)
+    }
+    if (filter.types !== undefined) {
+      clauses.push(sql`type IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.types)}::jsonb))`)
+    }
+    if (filter.source !== undefined) clauses.push(sql`source = ${filter.source}`)
+    if (filter.tags !== undefined && filter.tags.length > 0) {
+      clauses.push(sql`tags @> ${JSON.stringify(filter.tags)}::jsonb`)
+    }
+    clauses.push(...dataClauses(filter.data))
+    if (filter.activeAt !== undefined) {
+      const at = yield* iso("activeAt", filter.activeAt)
+      clauses.push(sql`(expires IS NULL OR expires > ${at}::timestamptz)`)
+    }
+    if (filter.since !== undefined) {
+      clauses.push(sql`COALESCE(updated, created) >= ${yield* iso("since", filter.since)}::timestamptz`)
+    }
+    if (filter.until !== undefined) {
+      clauses.push(sql`COALESCE(updated, created) <= ${yield* iso("until", filter.until)}::timestamptz`)
+    }
+    if (filter.createdAfter !== undefined) {
+      clauses.push(sql`created >= ${yield* iso("createdAfter", filter.createdAfter)}::timestamptz`)
+    }
+    if (filter.createdBefore !== undefined) {
+      clauses.push(sql`created <= ${yield* iso("createdBefore", filter.createdBefore)}::timestamptz`)
+    }
+    return sql.and(clauses)
+  })
+
+  const page = (limit: number | undefined, offset: number | undefined) => {
+    const skip = Math.max(0, Math.floor(offset ?? 0))
+    return limit === undefined ? sql`OFFSET ${skip}` : sql`LIMIT ${Math.max(0, Math.floor(limit))} OFFSET ${skip}`
+  }
+
+  const store: StoreShape = {
+    version: read(
+      "reading the store version",
+      Effect.map(
+        sql<{ readonly version: unknown }>`SELECT COALESCE(sum(version), 0)::float8 AS version FROM store_versions
+          WHERE owner_id = ${owner}`,
+        (rows) => Number(rows[0]!.version)
+      )
+    ),
+    insert: (entry) =>
+      Effect.gen(function* () {
+        const params = yield* encode(entry)
+        yield* owned(`inserting entry ${params.id}`, bumping(insertRow(params))).pipe(
+          Effect.mapError((error) => {
+            const reason = (error.cause as SqlError | undefined)?.reason
+            return reason?._tag !== "UniqueViolation"
+              ? error
+              : reason.constraint.includes("logical_key")
+                ? fail(
+                    `a live entry with logical_key ${params.logical_key} already exists under source ${params.source}`
+                  )
+                : fail(`an entry with id ${params.id} already exists`)
+          })
+        )
+        return entry
+      }),
+    get: (id) =>
+      read(
+        `reading entry ${id}`,
+        Effect.map(sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}`, (rows) =>
+          rows.length === 0 ? Option.none() : Option.some(toEntry(rows[0]!))
+        )
+      ),
+    query: (filter) =>
+      Effect.gen(function* () {
+        if (filter.ids !== undefined && filter.ids.length === 0) return []
+        if (filter.types !== undefined && filter.types.length === 0) return []
+        const condition = yield* where(filter)
+        const rows = yield* read(
+          "querying entries",
+          sql<EntryRow>`SELECT ${select} FROM entries WHERE ${condition} ORDER BY ${order} ${page(
+            filter.limit,
+            filter.offset
+          )}`
+        )
+        return rows.map(toEntry)
+      }),
+    upsert: (key, makeEntry) =>
+      owned(
+        `upserting ${key.type}`,
+        Effect.gen(function* () {
+          // the owner setting is evaluated before the lock in this target list, and both before any row is read
+          yield* sql`SELECT set_config('app.current_user', ${owner}, true),
+            pg_advisory_xact_lock(hashtextextended(${`upsert:${owner}:${stableJson(lockKey(key))}`}, 0))`
+          const clauses: Array<Statement.Fragment> = [
+            sql`owner_id = ${owner}`,
+            sql`type = ${key.type}`,
+            sql`deleted IS NULL`,
+            ...dataClauses(key.data)
+          ]
+          if (key.source !== undefined) clauses.push(sql`source = ${key.source}`)
+          if (key.logical_key !== undefined) clauses.push(sql`logical_key = ${key.logical_key}`)
+          const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE ${sql.and(clauses)}
+            ORDER BY ${order} FOR UPDATE`
+          const existing = rows.length === 0 ? undefined : toEntry(rows[0]!)
+          const next = makeEntry(existing)
+          const params = yield* encode(next)
+          const others = rows.filter((row) => row.id !== params.id).map((row) => row.id)
+          if (others.length > 0) {
+            yield* sql`DELETE FROM entries WHERE owner_id = ${owner}
+              AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`
+          }
+          yield* bumping(rows.some((row) => row.id === params.id) ? updateRow(params) : insertRow(params))
+          return { entry: next, previous: Option.fromNullishOr(existing) }
+        }),
+        true
+      ),
+    update: (id, f) =>
+      owned(
+        `updating entry ${id}`,
+        Effect.gen(function* () {
+          const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}
+            FOR UPDATE`
+          if (rows.length === 0) return Option.none<Entry>()
+          const next = f(toEntry(rows[0]!))
+          if (next === undefined) return Option.none<Entry>()
+          const written = { ...next, id } as Entry
+          yield* bumping(updateRow(yield* encode(written)))
+          return Option.some(written)
+        })
+      )
+  }
+
+  const search: FullTextSearch["Service"] = {
+    search: (request: SearchQuery) =>
+      Effect.gen(function* () {
+        if (typeof request.query !== "string") return yield* fail("query must be a string")
+        const language = request.language === undefined ? defaultLanguage : resolveLanguage(request.language, available)
+        if (language === undefined) {
+          return yield* fail(
+            `language ${JSON.stringify(request.language)} is neither an ISO 639-1 code nor a text-search ` +
+              `configuration of this database`
+          )
+        }
+        const limit = Math.min(100, Math.max(1, Math.floor(request.limit ?? 10)))
+        const condition = yield* where({
+          ...(request.types === undefined ? {} : { types: request.types }),
+          ...(request.source === undefined ? {} : { source: request.source }),
+          ...(request.tags === undefined ? {} : { tags: request.tags }),
+          ...(request.since === undefined ? {} : { since: request.since }),
+          ...(request.until === undefined ? {} : { until: request.until }),
+          ...(request.activeAt === undefined ? {} : { activeAt: request.activeAt })
+        })
+        if (request.types !== undefined && request.types.length === 0) return []
+        const rows = yield* read(
+          "searching entries",
+          sql<EntryRow & { readonly rank: number }>`SELECT ${select}, ts_rank_cd(tsv, q)::float8 AS rank
+            FROM entries, plainto_tsquery(${language}::regconfig, ${request.query}) AS q
+            WHERE ${condition} AND tsv @@ q
+            ORDER BY rank DESC, ${order} LIMIT ${limit}`
+        )
+        return rows.map((row) => ({ entry: toEntry(row), rank: Number(row.rank) }))
+      })
+  }
+
+  const feed: ChangeFeed["Service"] = {
+    subscribe: Effect.map(Effect.mapError(backend.subscribe, fromSql("subscribing to the change feed")), (changes) =>
+      changes.pipe(
+        Stream.filter((changed) => changed === owner),
+        Stream.map((changed) => ({ owner_id: changed })),
+        Stream.mapError(fromSql("listening to the change feed"))
+      )
+    )
+  }
+
+  const cleanup: Cleanup["Service"] = {
+    purgeExpired: (now) =>
+      Effect.gen(function* () {
+        const at = yield* iso("now", now)
+        return yield* owned(
+          "purging expired entries",
+          Effect.gen(function* () {
+            const purged = yield* sql<{ readonly id: string }>`DELETE FROM entries
+              WHERE owner_id = ${owner} AND expires IS NOT NULL AND expires <= ${at}::timestamptz
+              AND EXISTS (SELECT 1 FROM entries p WHERE p.owner_id = ${owner} AND p.type = 'preference'
+                AND p.deleted IS NULL AND p.data ->> 'key' = 'auto_cleanup' AND p.data ->> 'value' = 'true')
+              RETURNING id`
+            if (purged.length > 0) yield* bump
+            return purged.length
+          })
+        )
+      })
+  }
+
+  return {
+    store: Store.of(store),
+    search: FullTextSearch.of(search),
+    feed: ChangeFeed.of(feed),
+    cleanup: Cleanup.of(cleanup)
+  }
+})
+
+const lockKey = (key: UpsertKey) => ({
+  type: key.type,
+  source: key.source ?? null,
+  data: key.data ?? null,
+  logical_key: key.logical_key ?? null
+})
+
+/**
+ * The services every store layer provides: the `Store` port, {@link FullTextSearch}, {@link ChangeFeed} and
+ * {@link Cleanup}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Services = Store | FullTextSearch | ChangeFeed | Cleanup
+
+/**
+ * The store services for one owner over an existing migrated database (`SqlClient` + `Database.Backend`); use it
+ * to serve several owners from one connection pool.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerWith = (
+  options: StoreOptions = {}
+): Layer.Layer<Services, StoreError, SqlClient.SqlClient | Database.Backend> =>
+  Layer.effectContext(
+    Effect.map(make(options), (parts) =>
+      Context.make(Store, parts.store).pipe(
+        Context.add(FullTextSearch, parts.search),
+        Context.add(ChangeFeed, parts.feed),
+        Context.add(Cleanup, parts.cleanup)
+      )
+    )
+  )
+
+/**
+ * The store on embedded PGlite: `dataDir` is a directory (durable) or `memory://` (tests). Migrates on start.
+ *
+ * **Example** (An awareness store in a local directory)
+ *
+ * ```ts
+ * import { PostgresStore } from "@heed/postgres"
+ * import { Store } from "@heed/collator"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* Store
+ *   return yield* store.query({ types: ["alert"], data: { resolved: false } })
+ * }).pipe(Effect.provide(PostgresStore.layerEmbedded({ dataDir: "./.heed/awareness" })))
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerEmbedded = (
+  options: Omit<Database.EmbeddedOptions, "sessionOwner"> & Omit<StoreOptions, "ownerInSession">
+): Layer.Layer<Services | SqlClient.SqlClient | PgliteClient.PgliteClient, StoreError | SqlError | MigrationError> => {
+  const owner = options.owner ?? defaultOwner
+  return layerWith({ ...options, owner, ownerInSession: true }).pipe(
+    Layer.provideMerge(Database.layerEmbedded({ ...options, sessionOwner: owner }))
+  )
+}
+
+/**
+ * The store on a PostgreSQL server through `@effect/sql-pg` (pooled connections, LISTEN/NOTIFY change feed).
+ * Migrates on start; several processes may start at once.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  options: Omit<Database.ServerOptions, "sessionOwner"> & Omit<StoreOptions, "ownerInSession">
+): Layer.Layer<
+  Services | SqlClient.SqlClient | PgClient.PgClient,
+  StoreError | SqlError | MigrationError | Database.DatabaseConfigError
+> => {
+  const owner = options.owner ?? defaultOwner
+  return layerWith({ ...options, owner, ownerInSession: true }).pipe(
+    Layer.provideMerge(Database.layer({ ...options, sessionOwner: owner }))
+  )
+}
+
+/**
+ * {@link layer} with options from `Config`: by default the URL from `DATABASE_URL` and the owner from
+ * `AWARENESS_DEFAULT_OWNER` (upstream's variable; `"default"` when unset).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerConfig = (
+  config: Config.Wrap<Omit<Database.ServerOptions, "sessionOwner"> & Omit<StoreOptions, "ownerInSession">> = {
+    url: Config.Redacted("DATABASE_URL"),
+    owner: Config.String("AWARENESS_DEFAULT_OWNER").pipe(Config.withDefault(defaultOwner))
+  }
+): Layer.Layer<
+  Services | SqlClient.SqlClient | PgClient.PgClient,
+  StoreError | SqlError | MigrationError | Database.DatabaseConfigError | Config.ConfigError
+> => Layer.unwrap(Effect.map(Config.unwrap(config), layer))

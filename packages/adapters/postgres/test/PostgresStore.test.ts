@@ -1,0 +1,401 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Awareness, Store, StoreContract } from "@heed/collator"
+import { Config, ConfigProvider, Effect, Layer, Option } from "effect"
+import type * as Context from "effect/Context"
+import * as SqlClient from "effect/sql/SqlClient"
+import { type ChangeFeed, type FullTextSearch, layerConfig, PostgresStore } from "../src/index.ts"
+import { freshSchema, schemaCleanup, serverUnavailable, serverUrl } from "./utils/server.ts"
+import { backends, type Db, freshOwner } from "./utils/shared.ts"
+
+const { makeEntry } = StoreContract
+
+const storeOn = (
+  db: Context.Context<Db>,
+  owner: string
+): Layer.Layer<Store | ChangeFeed.ChangeFeed | FullTextSearch.FullTextSearch> =>
+  PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)), Layer.orDie)
+
+/** Builds one store per owner connection and hands them to `f`. */
+const withStores = <A, E>(
+  layers: ReadonlyArray<Layer.Layer<Store, unknown>>,
+  f: (stores: ReadonlyArray<Store["Service"]>) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function* () {
+    const stores: Array<Store["Service"]> = []
+    for (const layer of layers)
+      stores.push(
+        yield* Effect.provide(
+          Effect.map(Store, (store) => store),
+          layer
+        )
+      )
+    return yield* f(stores)
+  }).pipe(Effect.scoped)
+
+for (const backend of await backends("store")) {
+  describe(`PostgresStore on ${backend.name}`, () => {
+    const two = (owner: string) => [storeOn(backend.db, owner), storeOn(backend.other, owner)]
+
+    it.effect(
+      "concurrent alert upserts from two store instances (8 writers) keep one row and lose no update",
+      () => {
+        const owner = freshOwner()
+        return withStores(two(owner), ([a, b]) =>
+          Effect.gen(function* () {
+            const writes = Array.from({ length: 40 }, (_, i) => i)
+            yield* Effect.forEach(
+              writes,
+              (i) =>
+                (i % 2 === 0 ? a! : b!).upsert(
+                  { type: "alert", source: "nas", data: { alert_id: "cpu" } },
+                  (existing) =>
+                    existing === undefined
+                      ? makeEntry({ id: `alert-${i}`, type: "alert", source: "nas", data: { alert_id: "cpu", n: 1 } })
+                      : { ...existing, data: { ...existing.data, n: Number(existing.data.n) + 1 } }
+                ),
+              {
+                concurrency: 8,
+                discard: true
+              }
+            )
+            const rows = yield* a!.query({ types: ["alert"] })
+            assert.strictEqual(rows.length, 1)
+            assert.strictEqual(rows[0]!.data.n, 40)
+            assert.deepStrictEqual(
+              (yield* b!.query({ types: ["alert"] })).map((e) => e.id),
+              rows.map((e) => e.id)
+            )
+          })
+        )
+      },
+      60_000
+    )
+
+    it.effect(
+      "concurrent preference upserts from two store instances keep one row per (key, scope)",
+      () => {
+        const owner = freshOwner()
+        return withStores(two(owner), ([a, b]) =>
+          Effect.gen(function* () {
+            yield* Effect.forEach(
+              Array.from({ length: 24 }, (_, i) => i),
+              (i) =>
+                (i % 2 === 0 ? a! : b!).upsert(
+                  { type: "preference", data: { key: i % 3 === 0 ? "timezone" : "verbosity", scope: "global" } },
+                  (existing) =>
+                    existing ??
+                    makeEntry({
+                      id: `pref-${i}`,
+                      type: "preference",
+                      source: "global",
+                      data: { key: i % 3 === 0 ? "timezone" : "verbosity", value: String(i), scope: "global" }
+                    })
+                ),
+              { concurrency: 8, discard: true }
+            )
+            const rows = yield* a!.query({ types: ["preference"] })
+            assert.deepStrictEqual(rows.map((e) => e.data.key).sort(), ["timezone", "verbosity"])
+          })
+        )
+      },
+      60_000
+    )
+
+    it.effect(
+      "an intention fires exactly once under concurrent compare-and-set from two store instances",
+      () => {
+        const owner = freshOwner()
+        return withStores(two(owner), ([a, b]) =>
+          Effect.gen(function* () {
+            const ids = Array.from({ length: 5 }, (_, i) => `intent-${i}`)
+            for (const id of ids) {
+              yield* a!.insert(makeEntry({ id, type: "intention", data: { goal: id, state: "pending" } }))
+            }
+            const attempts = ids.flatMap((id) => Array.from({ length: 6 }, (_, k) => [id, k] as const))
+            const results = yield* Effect.forEach(
+              attempts,
+              ([id, k]) =>
+                (k % 2 === 0 ? a! : b!).update(id, (e) =>
+                  e.data.state === "pending" ? { ...e, data: { ...e.data, state: "fired", by: k } } : undefined
+                ),
+              {
+                concurrency: 8
+              }
+            )
+            assert.strictEqual(results.filter(Option.isSome).length, ids.length)
+            const fired = yield* b!.query({ types: ["intention"], data: { state: "fired" } })
+            assert.strictEqual(fired.length, ids.length)
+          })
+        )
+      },
+      60_000
+    )
+
+    it.live(
+      "two Awareness services on two store instances deliver a due intention in exactly one briefing",
+      () => {
+        const owner = freshOwner()
+        const awarenessOn = (db: typeof backend.db) => Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
+        return Effect.gen(function* () {
+          const first = yield* Effect.provide(
+            Effect.map(Awareness, (a) => a),
+            awarenessOn(backend.db)
+          )
+          const second = yield* Effect.provide(
+            Effect.map(Awareness, (a) => a),
+            awarenessOn(backend.other)
+          )
+          const past = new Date(Date.now() - 60_000).toISOString()
+          const { id } = yield* first.remind({ goal: "call the plumber", source: "home", tags: [], deliver_at: past })
+          const briefings = yield* Effect.forEach(
+            Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? first : second)),
+            (awareness) => awareness.getBriefing(),
+            { concurrency: "unbounded" }
+          )
+          const deliveries = briefings.flatMap((b) => (b.fired_intentions ?? []).filter((f) => f.id === id))
+          assert.strictEqual(deliveries.length, 1)
+        }).pipe(Effect.scoped)
+      },
+      60_000
+    )
+
+    it.live(
+      "soft delete, restore (with the original expiry) and double delete through Awareness",
+      () => {
+        const owner = freshOwner()
+        return Effect.gen(function* () {
+          const awareness = yield* Effect.provide(
+            Effect.map(Awareness, (a) => a),
+            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+          )
+          const store = yield* Effect.provide(
+            Effect.map(Store, (store) => store),
+            storeOn(backend.db, owner)
+          )
+          const { id } = yield* awareness.addContext({
+            source: "work",
+            tags: ["trip"],
+            description: "in Berlin",
+            expires_days: 3
+          })
+          const before = Option.getOrThrow(yield* store.get(id))
+          yield* awareness.deleteEntry({ entry_id: id })
+          const deleted = Option.getOrThrow(yield* store.get(id))
+          assert.isNotNull(deleted.deleted)
+          assert.strictEqual(deleted.data._original_expires, before.expires)
+          assert.deepStrictEqual(
+            (yield* store.query({ types: ["context"] })).map((e) => e.id),
+            []
+          )
+          assert.deepStrictEqual(
+            (yield* store.query({ types: ["context"], deleted: "only" })).map((e) => e.id),
+            [id]
+          )
+          // deleting twice is a no-op with the same response
+          const again = yield* awareness.deleteEntry({ entry_id: id })
+          assert.strictEqual(again.status, "acknowledged")
+          assert.strictEqual(Option.getOrThrow(yield* store.get(id)).deleted, deleted.deleted)
+          yield* awareness.restoreEntry({ entry_id: id })
+          const restored = Option.getOrThrow(yield* store.get(id))
+          assert.isNull(restored.deleted)
+          assert.strictEqual(restored.expires, before.expires)
+          assert.isUndefined(restored.data._original_expires)
+        }).pipe(Effect.scoped)
+      },
+      60_000
+    )
+
+    it.live(
+      "upstream's store tests through Awareness: logical keys, bulk delete by tags, stats per owner",
+      () =>
+        Effect.gen(function* () {
+          const awarenessFor = (owner: string) =>
+            Effect.provide(
+              Effect.map(Awareness, (a) => a),
+              Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+            )
+          const alice = yield* awarenessFor(freshOwner("alice"))
+          const bob = yield* awarenessFor(freshOwner("bob"))
+          // logical_key: create, update, no-op update; the same key under another source does not conflict
+          const created = yield* alice.remember({
+            source: "repo",
+            tags: ["a"],
+            description: "v1",
+            logical_key: "readme"
+          })
+          assert.strictEqual(created.action, "created")
+          const updated = yield* alice.remember({
+            source: "repo",
+            tags: ["a"],
+            description: "v2",
+            logical_key: "readme"
+          })
+          assert.strictEqual(updated.action, "updated")
+          assert.strictEqual(updated.id, created.id)
+          yield* alice.remember({ source: "repo", tags: ["a"], description: "v2", logical_key: "readme" })
+          const other = yield* alice.remember({ source: "wiki", tags: ["a"], description: "v1", logical_key: "readme" })
+          assert.notStrictEqual(other.id, created.id)
+          // delete by tags uses AND; the dry run counts what the confirmed delete trashes
+          yield* alice.remember({ source: "x", tags: ["a", "b"], description: "both" })
+          yield* alice.remember({ source: "x", tags: ["b"], description: "only b" })
+          const dry = yield* alice.deleteEntry({ tags: ["a", "b"] })
+          assert.strictEqual(dry.status, "dry_run")
+          const done = yield* alice.deleteEntry({ tags: ["a", "b"], confirm: true })
+          assert.strictEqual(done.trashed, dry.would_trash)
+          assert.strictEqual(done.trashed, 1)
+          // deleting an unknown id answers exactly as deleting a real one (no existence probing)
+          const real = yield* bob.deleteEntry({ entry_id: created.id })
+          const missing = yield* bob.deleteEntry({ entry_id: "no-such-entry" })
+          assert.deepStrictEqual({ ...real, entry_id: "" }, { ...missing, entry_id: "" })
+          // bob's delete of alice's id touched nothing, and stats are per owner
+          const stats = yield* alice.getStats()
+          assert.strictEqual(stats.entries.note, 3)
+          assert.strictEqual((yield* bob.getStats()).total, 0)
+        }).pipe(Effect.scoped),
+      60_000
+    )
+
+    it.effect("expired entries drop out of active queries at their instant and stay stored", () => {
+      const owner = freshOwner()
+      return withStores([storeOn(backend.db, owner)], ([store]) =>
+        Effect.gen(function* () {
+          yield* store!.insert(makeEntry({ id: "ctx", type: "context", expires: "2026-03-19T16:00:00.000Z" }))
+          const active = (at: string) => Effect.map(store!.query({ activeAt: at }), (rows) => rows.map((e) => e.id))
+          assert.deepStrictEqual(yield* active("2026-03-19T15:59:59.999Z"), ["ctx"])
+          assert.deepStrictEqual(yield* active("2026-03-19T16:00:00.000Z"), [])
+          assert.isTrue(Option.isSome(yield* store!.get("ctx")))
+        })
+      )
+    })
+
+    it.effect("expired entries are purged only for owners who opted in with auto_cleanup (upstream #179/#183)", () =>
+      Effect.gen(function* () {
+        const open = (owner: string) =>
+          Effect.provide(
+            Effect.all({ store: Store, cleanup: PostgresStore.Cleanup }),
+            PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(backend.db)))
+          )
+        const seed = (store: Store["Service"]) =>
+          Effect.gen(function* () {
+            yield* store.insert(makeEntry({ id: "expired", type: "context", expires: "2026-03-19T16:00:00.000Z" }))
+            yield* store.insert(
+              makeEntry({ id: "trashed", deleted: "2026-02-01T00:00:00.000Z", expires: "2026-03-03T00:00:00.000Z" })
+            )
+            yield* store.insert(makeEntry({ id: "live", type: "context", expires: "2026-04-19T16:00:00.000Z" }))
+          })
+        const now = "2026-03-20T00:00:00.000Z"
+        const optedOut = yield* open(freshOwner())
+        yield* seed(optedOut.store)
+        assert.strictEqual(yield* optedOut.cleanup.purgeExpired(now), 0)
+        assert.strictEqual((yield* optedOut.store.query({ deleted: "include" })).length, 3)
+        const optedIn = yield* open(freshOwner())
+        yield* seed(optedIn.store)
+        yield* optedIn.store.insert(
+          makeEntry({
+            id: "pref",
+            type: "preference",
+            source: "global",
+            data: { key: "auto_cleanup", value: "true", scope: "global" }
+          })
+        )
+        const version = yield* optedIn.store.version
+        assert.strictEqual(yield* optedIn.cleanup.purgeExpired(now), 2)
+        assert.sameMembers(
+          (yield* optedIn.store.query({ deleted: "include" })).map((e) => e.id),
+          ["live", "pref"]
+        )
+        assert.isAbove(yield* optedIn.store.version, version)
+        assert.strictEqual((yield* optedOut.store.query({ deleted: "include" })).length, 3)
+      })
+    )
+
+    it.effect("an entry reads back verbatim: key order, ISO spelling, optional keys and naive timestamps", () => {
+      const owner = freshOwner()
+      return withStores([storeOn(backend.db, owner)], ([store]) =>
+        Effect.gen(function* () {
+          const entry = {
+            data: { z: 1, a: { y: [3, 2, 1], b: null }, ünï: "✓ 🙂" },
+            id: "verbatim",
+            type: "note",
+            source: "s",
+            tags: ["b", "a"],
+            created: "2026-03-19T15:00:00Z",
+            updated: "2026-03-19T15:00:01",
+            expires: null,
+            deleted: null,
+            logical_key: null
+          } as const
+          yield* store!.insert(entry as never)
+          const found = Option.getOrThrow(yield* store!.get("verbatim"))
+          assert.strictEqual(JSON.stringify(found), JSON.stringify(entry))
+          // the naive timestamp is UTC for filters
+          assert.deepStrictEqual(
+            (yield* store!.query({ since: "2026-03-19T15:00:01.000Z" })).map((e) => e.id),
+            ["verbatim"]
+          )
+        })
+      )
+    })
+
+    it.effect("a column edited by plain SQL wins over the stored envelope", () => {
+      const owner = freshOwner()
+      return Effect.gen(function* () {
+        const store = yield* Effect.provide(
+          Effect.map(Store, (store) => store),
+          storeOn(backend.db, owner)
+        )
+        yield* store.insert(makeEntry({ id: "edited", data: { description: "before" } }))
+        const sql = yield* Effect.provide(
+          Effect.map(SqlClient.SqlClient, (sql) => sql),
+          Layer.succeedContext(backend.db)
+        )
+        yield* sql`UPDATE entries SET data = ${'{"description":"after"}'}::jsonb WHERE owner_id = ${owner} AND id = 'edited'`
+        const found = Option.getOrThrow(yield* store.get("edited"))
+        assert.deepStrictEqual(found.data, { description: "after" })
+        assert.strictEqual(found.created, makeEntry({ id: "x" }).created)
+      }).pipe(Effect.scoped)
+    })
+  })
+}
+
+describe("layerConfig", () => {
+  it.effect.skipIf(serverUnavailable !== undefined)(
+    "reads DATABASE_URL and AWARENESS_DEFAULT_OWNER from Config",
+    () => {
+      const schema = freshSchema("config")
+      const owner = freshOwner("configured")
+      const env = ConfigProvider.fromEnvRecord({ DATABASE_URL: serverUrl, AWARENESS_DEFAULT_OWNER: owner })
+      return Effect.gen(function* () {
+        const store = yield* Store
+        yield* store.insert(makeEntry({ id: "configured" }))
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ readonly owner_id: string }>`SELECT owner_id FROM entries WHERE id = 'configured'`
+        assert.deepStrictEqual(
+          rows.map((r) => r.owner_id),
+          [owner]
+        )
+      }).pipe(
+        Effect.provide(
+          PostgresStore.layerConfig({
+            url: Config.Redacted("DATABASE_URL"),
+            schema: Config.succeed(schema),
+            owner: Config.String("AWARENESS_DEFAULT_OWNER")
+          }).pipe(Layer.provideMerge(schemaCleanup(schema)), Layer.provide(ConfigProvider.layer(env)))
+        )
+      )
+    },
+    60_000
+  )
+
+  it.effect("fails with a ConfigError when DATABASE_URL is missing", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        Effect.provide(
+          Effect.void,
+          layerConfig().pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({}))))
+        )
+      )
+      assert.strictEqual(error._tag, "ConfigError")
+    })
+  )
+})
