@@ -1,0 +1,178 @@
+/**
+ * get_briefing and report_alert latency (p50/p99) over Streamable HTTP with the official SDK client, 1 and 50
+ * concurrent clients, on the embedded PGlite store (a fresh data directory); and the cold start of the server
+ * (`serve` on a new data directory, then again on the migrated one) until it prints its banner.
+ */
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { record } from "@heed/bench"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Backend from "../src/Backend.ts"
+import * as Server from "../src/Server.ts"
+
+const quantile = (sorted: ReadonlyArray<number>, q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+const round = (ms: number) => Number(ms.toPrecision(4))
+const stats = (samples: Array<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return { p50_ms: round(quantile(sorted, 0.5)), p99_ms: round(quantile(sorted, 0.99)), samples: samples.length }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+// -- cold start -----------------------------------------------------------------------------------------------------
+
+const startOnce = async (dataDir: string) => {
+  const port = await freePort()
+  const started = performance.now()
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@heed/source", "src/main.ts", "serve", "--port", String(port), "--data-dir", dataDir],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HEED_LOG_LEVEL: "Warn" } }
+  )
+  const ready = await new Promise<number>((resolve, reject) => {
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes("Press Ctrl+C")) resolve(performance.now() - started)
+    })
+    child.on("exit", (code) => reject(new Error(`server exited with ${code} before it was ready`)))
+  })
+  const stopping = performance.now()
+  const code = await new Promise<number | null>((resolve) => {
+    child.removeAllListeners("exit")
+    child.on("exit", (exitCode) => resolve(exitCode))
+    child.kill("SIGTERM")
+  })
+  return { ready, stop: performance.now() - stopping, code }
+}
+
+const coldDir = mkdtempSync(join(tmpdir(), "heed-bench-cold-"))
+const first = await startOnce(join(coldDir, "data"))
+const second = await startOnce(join(coldDir, "data"))
+rmSync(coldDir, { recursive: true, force: true })
+record("Awareness start", [
+  { name: "cold start, new data dir (spawn to banner)", figures: { ms: round(first.ready) } },
+  { name: "start, migrated data dir (spawn to banner)", figures: { ms: round(second.ready) } },
+  { name: "SIGTERM to exit", figures: { ms: round(second.stop), exit_code: second.code ?? -1 } }
+])
+
+// -- latency over Streamable HTTP --------------------------------------------------------------------------------------
+
+const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-"))
+const scope = Effect.runSync(Scope.make())
+const settings = {
+  port: 0,
+  host: "127.0.0.1",
+  dataDir,
+  databaseUrl: Option.none(),
+  authRequired: false,
+  secret: Option.none(),
+  defaultOwner: "bench",
+  logLevel: "Warn" as const,
+  otlpEndpoint: Option.none(),
+  watchIntervalMs: 5000,
+  allowedOrigins: []
+}
+const context = await Effect.runPromise(
+  Layer.buildWithScope(
+    Server.layerHttp(settings, Date.now()).pipe(Layer.provideMerge(Backend.layer({ _tag: "embedded", dataDir }))),
+    scope
+  )
+)
+const address = Context.get(context, HttpServer.HttpServer).address
+const url = new URL(`http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}/mcp`)
+
+const connect = async () => {
+  const client = new Client({ name: "heed-bench", version: "1.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  return client
+}
+
+const timed = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const start = performance.now()
+  const result = await client.callTool({ name, arguments: args })
+  const elapsed = performance.now() - start
+  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`)
+  return elapsed
+}
+
+const seed = await connect()
+for (const source of ["synology-nas", "gcal", "github-ci"]) {
+  await seed.callTool({ name: "report_status", arguments: { source, tags: [], metrics: { up: 1 }, ttl_sec: 86_400 } })
+}
+await seed.callTool({
+  name: "report_alert",
+  arguments: { source: "synology-nas", tags: ["qb"], alert_id: "qb", level: "warning", message: "qBittorrent stopped" }
+})
+
+let alertCounter = 0
+const reportAlert = (client: Client, source: string) =>
+  timed(client, "report_alert", {
+    source,
+    tags: ["bench"],
+    alert_id: `a-${alertCounter++ % 200}`,
+    level: "warning",
+    message: "threshold crossed"
+  })
+
+const sequential = async (op: (client: Client) => Promise<number>, count: number) => {
+  const samples: Array<number> = []
+  for (let i = 0; i < 20; i++) await op(seed) // warm-up
+  for (let i = 0; i < count; i++) samples.push(await op(seed))
+  return stats(samples)
+}
+
+const concurrent = async (
+  clients: ReadonlyArray<Client>,
+  op: (client: Client, i: number) => Promise<number>,
+  each: number
+) => {
+  const samples: Array<number> = []
+  const started = performance.now()
+  await Promise.all(
+    clients.map(async (client, i) => {
+      for (let j = 0; j < each; j++) samples.push(await op(client, i))
+    })
+  )
+  const wall = performance.now() - started
+  return { ...stats(samples), ops_per_s: round(samples.length / (wall / 1000)) }
+}
+
+const briefing1 = await sequential((client) => timed(client, "get_briefing", {}), 300)
+const alert1 = await sequential((client) => reportAlert(client, "bench-1"), 300)
+const many = await Promise.all(Array.from({ length: 50 }, () => connect()))
+// One untimed call per new session first: the figures below are steady-state latencies under 50-way concurrency.
+await Promise.all(many.map((client) => client.callTool({ name: "get_briefing", arguments: {} })))
+const briefing50 = await concurrent(many, (client) => timed(client, "get_briefing", {}), 10)
+const alert50 = await concurrent(many, (client, i) => reportAlert(client, `bench-${i % 10}`), 10)
+
+record("Awareness over Streamable HTTP (embedded PGlite)", [
+  { name: "get_briefing, 1 client", figures: briefing1 },
+  { name: "report_alert, 1 client", figures: alert1 },
+  { name: "get_briefing, 50 concurrent clients", figures: briefing50 },
+  { name: "report_alert, 50 concurrent clients", figures: alert50 }
+])
+
+await Promise.all([seed, ...many].map((client) => client.close()))
+await Effect.runPromise(Scope.close(scope, Exit.void))
+rmSync(dataDir, { recursive: true, force: true })

@@ -1,0 +1,167 @@
+/**
+ * The awareness server: Streamable HTTP at `/mcp` with `/health` (bearer auth when required), or stdio; both on
+ * @heed/mcp's registrations over the `Backend`.
+ *
+ * @since 0.1.0
+ */
+import { createServer } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { AwarenessMcp, AwarenessResolver, ToolError } from "@heed/mcp"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Backend } from "./Backend.ts"
+import type { Settings } from "./Settings.ts"
+import * as Token from "./Token.ts"
+
+/**
+ * Decides the owner of an HTTP request: the `sub` of a valid bearer token, else the default owner (only when auth
+ * is not required). `undefined` means "refuse".
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const ownerOf = (settings: Settings, authorization: string | undefined, nowSec: number): string | undefined => {
+  const token = Token.fromAuthorization(authorization)
+  if (token !== undefined && Option.isSome(settings.secret)) {
+    const verdict = Token.verify(token, Redacted.value(settings.secret.value), nowSec)
+    if (verdict.ok) return verdict.claims.sub
+    return undefined
+  }
+  return settings.authRequired ? undefined : settings.defaultOwner
+}
+
+/**
+ * The resolver: over HTTP the owner comes from the request's token, over stdio it is the default owner.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const resolverLayer = (settings: Settings): Layer.Layer<AwarenessResolver, never, Backend> =>
+  Layer.effect(
+    AwarenessResolver,
+    Effect.gen(function* () {
+      const backend = yield* Backend
+      return AwarenessResolver.of({
+        changes: backend.changes,
+        watched: backend.watched,
+        current: Effect.gen(function* () {
+          const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+          if (Option.isNone(request)) return yield* backend.forOwner(settings.defaultOwner)
+          const now = yield* Clock.currentTimeMillis
+          const owner = ownerOf(settings, request.value.headers.authorization, Math.floor(now / 1000))
+          if (owner === undefined) {
+            return yield* Effect.fail(
+              ToolError.make({
+                code: "unauthorized",
+                message: "A valid bearer token is required.",
+                retryable: false
+              })
+            )
+          }
+          return yield* backend.forOwner(owner)
+        })
+      })
+    })
+  )
+
+const unauthorized = (reason: string) =>
+  HttpServerResponse.jsonUnsafe(
+    { error: "unauthorized", error_description: reason },
+    { status: 401, headers: { "www-authenticate": 'Bearer realm="heed-awareness"' } }
+  )
+
+/**
+ * Global HTTP middleware: refuses requests to the MCP endpoint without a valid bearer token (401) when auth is
+ * required; `/health` stays open.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const authMiddleware = (settings: Settings) =>
+  HttpRouter.middleware(
+    (httpEffect) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (!settings.authRequired || request.url.startsWith("/health")) return yield* httpEffect
+        const now = yield* Clock.currentTimeMillis
+        const authorization = request.headers.authorization
+        if (authorization === undefined) return unauthorized("missing bearer token")
+        if (ownerOf(settings, authorization, Math.floor(now / 1000)) === undefined) {
+          return unauthorized("invalid or expired bearer token")
+        }
+        return yield* httpEffect
+      }),
+    { global: true }
+  )
+
+/**
+ * The `/health` route: `{ status, uptime_sec, timestamp, transport }`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const healthRoute = (startedAt: number) =>
+  HttpRouter.add(
+    "GET",
+    "/health",
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      HttpServerResponse.jsonUnsafe({
+        status: "ok",
+        uptime_sec: Math.max(0, Math.round((now - startedAt) / 1000)),
+        timestamp: new Date(now).toISOString(),
+        transport: "streamable-http"
+      })
+    )
+  )
+
+/**
+ * The HTTP application (routes and middleware), without a listening server: useful for tests and embedding.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const httpApp = (settings: Settings, startedAt: number) =>
+  Layer.mergeAll(
+    AwarenessMcp.layerHttp({
+      path: "/mcp",
+      pollInterval: settings.watchIntervalMs,
+      allowedOrigins: settings.allowedOrigins
+    }),
+    healthRoute(startedAt),
+    authMiddleware(settings)
+  ).pipe(Layer.provide(resolverLayer(settings)))
+
+/**
+ * Serves the HTTP application on `settings.host:settings.port` (in-flight requests get 10 s to finish on shutdown).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerHttp = (settings: Settings, startedAt: number) =>
+  HttpRouter.serve(httpApp(settings, startedAt), { disableLogger: true }).pipe(
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => createServer(), {
+        port: settings.port,
+        host: settings.host,
+        gracefulShutdownTimeout: "10 seconds"
+      })
+    )
+  )
+
+/**
+ * Serves MCP over this process's stdin/stdout.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerStdio = (settings: Settings) =>
+  AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs }).pipe(
+    Layer.provide([resolverLayer(settings), NodeStdio.layer])
+  )

@@ -1,0 +1,128 @@
+/**
+ * The awareness server's settings, from command-line flags first, then the environment, then defaults:
+ * `HEED_PORT` (8420), `HEED_HOST` (127.0.0.1), `HEED_DATA_DIR` (`.heed/data`, embedded PGlite), `DATABASE_URL`
+ * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
+ * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000)
+ * and `OTEL_EXPORTER_OTLP_ENDPOINT`.
+ *
+ * @since 0.1.0
+ */
+import { userInfo } from "node:os"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import type * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * Resolved settings.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Settings {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly authRequired: boolean
+  readonly secret: Option.Option<Redacted.Redacted<string>>
+  readonly defaultOwner: string
+  readonly logLevel: LogLevel.LogLevel
+  readonly otlpEndpoint: Option.Option<string>
+  /** How often to look for time-driven briefing changes, in milliseconds (0 disables). */
+  readonly watchIntervalMs: number
+  /** Browser origins allowed to call `/mcp` (requests with any other `Origin` header get 403). */
+  readonly allowedOrigins: ReadonlyArray<string>
+}
+
+/**
+ * Values given on the command line (each overrides its environment variable).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Overrides {
+  readonly port?: Option.Option<number> | undefined
+  readonly host?: Option.Option<string> | undefined
+  readonly dataDir?: Option.Option<string> | undefined
+  readonly databaseUrl?: Option.Option<string> | undefined
+  readonly logLevel?: Option.Option<LogLevel.LogLevel> | undefined
+}
+
+/**
+ * An error in the settings.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", { message: Schema.String }) {}
+
+const defaultOwner = (): string => {
+  try {
+    return userInfo().username || "default"
+  } catch {
+    return "default"
+  }
+}
+
+const pick = <A>(override: Option.Option<A> | undefined, fallback: A): A =>
+  override !== undefined && Option.isSome(override) ? override.value : fallback
+
+/**
+ * Loads the settings from the environment (through Effect's `ConfigProvider`) and applies the overrides.
+ * `HEED_AUTH_REQUIRED=true` without `HEED_JWT_SECRET` is refused.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const load = (overrides: Overrides = {}) =>
+  Effect.gen(function* () {
+    const env = yield* Config.all({
+      port: Config.Port("HEED_PORT").pipe(Config.withDefault(8420)),
+      host: Config.String("HEED_HOST").pipe(Config.withDefault("127.0.0.1")),
+      dataDir: Config.String("HEED_DATA_DIR").pipe(Config.withDefault(".heed/data")),
+      databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+      authRequired: Config.Boolean("HEED_AUTH_REQUIRED").pipe(Config.withDefault(false)),
+      secret: Config.Redacted("HEED_JWT_SECRET").pipe(Config.option),
+      defaultOwner: Config.String("HEED_DEFAULT_OWNER").pipe(Config.option),
+      logLevel: Config.LogLevel("HEED_LOG_LEVEL").pipe(Config.withDefault("Info" as LogLevel.LogLevel)),
+      otlpEndpoint: Config.String("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.option),
+      watchIntervalMs: Config.Int("HEED_WATCH_INTERVAL_MS").pipe(Config.withDefault(5000)),
+      allowedOrigins: Config.String("HEED_ALLOWED_ORIGINS").pipe(Config.withDefault(""))
+    })
+    const databaseOverride =
+      overrides.databaseUrl !== undefined && Option.isSome(overrides.databaseUrl)
+        ? Option.some(Redacted.make(overrides.databaseUrl.value))
+        : env.databaseUrl
+    const settings: Settings = {
+      port: pick(overrides.port, env.port),
+      host: pick(overrides.host, env.host),
+      dataDir: pick(overrides.dataDir, env.dataDir),
+      databaseUrl: databaseOverride,
+      authRequired: env.authRequired,
+      secret: env.secret,
+      defaultOwner: Option.getOrElse(env.defaultOwner, defaultOwner),
+      logLevel: pick(overrides.logLevel, env.logLevel),
+      otlpEndpoint: env.otlpEndpoint,
+      watchIntervalMs: Math.max(0, env.watchIntervalMs),
+      allowedOrigins: env.allowedOrigins
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== "")
+    }
+    if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {
+      return yield* Effect.fail(
+        new SettingsError({ message: "HEED_JWT_SECRET must be at least 16 characters (use a long random string)." })
+      )
+    }
+    if (settings.authRequired && Option.isNone(settings.secret)) {
+      return yield* Effect.fail(
+        new SettingsError({
+          message: "HEED_AUTH_REQUIRED=true needs HEED_JWT_SECRET (a long random string used to sign tokens)."
+        })
+      )
+    }
+    return settings
+  })

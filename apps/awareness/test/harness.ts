@@ -1,0 +1,110 @@
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Backend from "../src/Backend.ts"
+import * as Server from "../src/Server.ts"
+import type { Settings } from "../src/Settings.ts"
+
+void NodeHttpServer
+
+export const settingsFor = (overrides: Partial<Settings> = {}): Settings => ({
+  port: 0,
+  host: "127.0.0.1",
+  dataDir: "memory://",
+  databaseUrl: Option.none(),
+  authRequired: false,
+  secret: Option.none(),
+  defaultOwner: "tester",
+  logLevel: "Warn",
+  otlpEndpoint: Option.none(),
+  watchIntervalMs: 0,
+  allowedOrigins: [],
+  ...overrides
+})
+
+/** A wall clock that tests can move forward: real time plus an offset. */
+export const makeTravel = (startAt?: number) => {
+  let offset = startAt === undefined ? 0 : startAt - Date.now()
+  const millis = () => Date.now() + offset
+  const clock: Clock.Clock = {
+    currentTimeMillisUnsafe: millis,
+    currentTimeMillis: Effect.sync(millis),
+    currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
+    monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
+    sleep: (duration) =>
+      Effect.callback<void>((resume) => {
+        const timer = setTimeout(() => resume(Effect.void), Duration.toMillis(duration))
+        return Effect.sync(() => clearTimeout(timer))
+      })
+  }
+  return {
+    clock,
+    now: millis,
+    advance: (ms: number) => {
+      offset += ms
+    }
+  }
+}
+
+export type Travel = ReturnType<typeof makeTravel>
+
+/** Starts the real HTTP server on a free loopback port; returns its MCP URL. */
+export const startHttp = (settings: Settings, kind: Backend.StoreKind, travel: Travel = makeTravel()) =>
+  Effect.gen(function* () {
+    const context = yield* Layer.build(
+      Server.layerHttp(settings, travel.now()).pipe(Layer.provideMerge(Backend.layer(kind)))
+    ).pipe(Effect.provideService(Clock.Clock, travel.clock))
+    const address = Context.get(context, HttpServer.HttpServer).address
+    const port = address._tag === "UnixPathAddress" ? 0 : address.port
+    return { url: `http://127.0.0.1:${port}/mcp`, base: `http://127.0.0.1:${port}`, travel }
+  })
+
+/** An official SDK client over Streamable HTTP, closed with the scope. */
+export const connectHttp = (url: string, token?: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "heed-test", version: "1.0.0" })
+      const transport = new StreamableHTTPClientTransport(
+        new URL(url),
+        token === undefined ? {} : { requestInit: { headers: { Authorization: `Bearer ${token}` } } }
+      )
+      await client.connect(transport)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  )
+
+export interface Reply {
+  readonly isError: boolean
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON that the tests walk freely
+  readonly body: any
+}
+
+export const callTool = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  Effect.promise(async (): Promise<Reply> => {
+    const result = await client.callTool({ name, arguments: args })
+    const content = result.content as Array<{ type: string; text?: string }>
+    return { isError: result.isError === true, body: JSON.parse(content[0]?.text ?? "null") }
+  })
+
+export const ok = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  Effect.flatMap(callTool(client, name, args), (reply) =>
+    reply.isError ? Effect.die(new Error(`${name}: ${JSON.stringify(reply.body)}`)) : Effect.succeed(reply.body)
+  )
+
+/** The next Friday at 10:00 UTC (the scenario's maintenance day). */
+export const nextFriday10 = (from = Date.now()): number => {
+  const date = new Date(from)
+  date.setUTCHours(10, 0, 0, 0)
+  const days = (5 - date.getUTCDay() + 7) % 7 || 7
+  return date.getTime() + days * 86_400_000
+}

@@ -1,0 +1,61 @@
+/**
+ * How the MCP layers find the `Awareness` service for the request at hand. A single-owner server resolves to one
+ * service; the awareness app resolves the owner from the request's bearer token and keeps one service per owner.
+ *
+ * @since 0.1.0
+ */
+import { Awareness } from "@heed/collator"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Stream from "effect/Stream"
+import type * as ToolError from "./ToolError.ts"
+
+/**
+ * The methods the MCP layers call: each tool's camelCase name, taking one object of snake_case parameters
+ * (the shape of @heed/collator's `Awareness` service).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AwarenessApi {
+  readonly [method: string]: unknown
+}
+
+/**
+ * The resolver service.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class AwarenessResolver extends Context.Service<
+  AwarenessResolver,
+  {
+    /** The awareness service for the current request (called inside each tool, resource and prompt handler). */
+    readonly current: Effect.Effect<AwarenessApi, ToolError.ErrorBody>
+    /** The services whose briefings are watched for time-driven changes (staleness, expiry, due intentions). */
+    readonly watched: Effect.Effect<ReadonlyArray<AwarenessApi>>
+    /** Signals that some briefing may have changed outside this process (e.g. a database change feed); optional. */
+    readonly changes?: Stream.Stream<void> | undefined
+  }
+>()("@heed/mcp/AwarenessResolver") {
+  /**
+   * Resolves every request to one awareness service.
+   *
+   * @since 0.1.0
+   */
+  static readonly single = (awareness: AwarenessApi, changes?: Stream.Stream<void>): Layer.Layer<AwarenessResolver> =>
+    Layer.succeed(
+      AwarenessResolver,
+      AwarenessResolver.of({ current: Effect.succeed(awareness), watched: Effect.succeed([awareness]), changes })
+    )
+
+  /**
+   * Resolves every request to the `Awareness` service in context (one owner).
+   *
+   * @since 0.1.0
+   */
+  static readonly layer: Layer.Layer<AwarenessResolver, never, Awareness> = Layer.unwrap(
+    Effect.map(Awareness, (awareness) => AwarenessResolver.single(awareness as unknown as AwarenessApi))
+  )
+}

@@ -1,0 +1,200 @@
+/**
+ * Briefing change notifications. After a write (coalesced over a short window), on the resolver's change feed, and
+ * on a periodic tick for time-driven changes (a source going stale, a suppression expiring, an intention coming
+ * due), the notifier re-reads the briefing of the affected owners and, when its content changed, sends
+ * `notifications/resources/updated` for `awareness://briefing` to the subscribed clients (over stdio and in memory
+ * on every protocol version; over HTTP through the 2026-07-28 `subscriptions/listen`).
+ *
+ * Content means the briefing without `generated`, `staleness_sec`, `suggested_mention` and the age-bearing headline
+ * of stale sources, so a briefing that only ages does not notify again.
+ *
+ * **Gotchas**
+ *
+ * `notifications/resources/updated` carries no owner: with several owners on one server, a subscriber may be told
+ * to re-read after another owner's change (it learns nothing else; its read returns only its own briefing).
+ *
+ * @since 0.1.0
+ */
+
+import { McpServer } from "effect/ai/McpServer"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type { AwarenessApi } from "./AwarenessResolver.ts"
+import { AwarenessResolver } from "./AwarenessResolver.ts"
+
+/**
+ * The URI of the briefing resource.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const briefingUri = "awareness://briefing"
+
+/**
+ * Tells the notifier that an awareness service was written to.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class BriefingChanged extends Context.Service<
+  BriefingChanged,
+  {
+    readonly signal: (awareness: AwarenessApi) => Effect.Effect<void>
+  }
+>()("@heed/mcp/BriefingChanged") {}
+
+/**
+ * Options of the notifier.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Coalescing window for bursts of writes (default 200 ms; 0 disables it). */
+  readonly debounce?: Duration.Input | undefined
+  /** How often to look for time-driven changes (default 5 seconds; 0 disables the tick). */
+  readonly pollInterval?: Duration.Input | undefined
+}
+
+/**
+ * The content of a briefing that matters for change detection.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const fingerprint = (briefing: unknown): string => {
+  if (!Predicate.isObject(briefing)) return JSON.stringify(briefing ?? null)
+  const {
+    generated: _generated,
+    staleness_sec: _staleness,
+    suggested_mention: _mention,
+    ...rest
+  } = briefing as Record<string, unknown>
+  const sources = rest.sources
+  if (Predicate.isObject(sources) && !Array.isArray(sources)) {
+    const normalised: Record<string, unknown> = {}
+    for (const [name, line] of Object.entries(sources)) {
+      if (Predicate.isObject(line) && (line as Record<string, unknown>).status === "stale") {
+        const { headline: _headline, ...kept } = line as Record<string, unknown>
+        normalised[name] = kept
+      } else {
+        normalised[name] = line
+      }
+    }
+    rest.sources = normalised
+  }
+  return JSON.stringify(rest)
+}
+
+const invoke = (awareness: AwarenessApi, method: string, args: Record<string, unknown>) => {
+  const fn = awareness[method]
+  return Predicate.isFunction(fn) ? (fn.call(awareness, args) as Effect.Effect<unknown, unknown>) : Effect.succeed(null)
+}
+
+/** Intentions due within this margin are left for a client's read to deliver. */
+const dueMarginMs = 2_000
+
+/**
+ * The ids of pending intentions that are due (or about to be). Reading the briefing would deliver them, so the
+ * notifier announces the change instead and leaves the delivery to the subscriber's own read.
+ */
+const dueIntentions = (awareness: AwarenessApi, nowMs: number) =>
+  Effect.map(invoke(awareness, "getIntentions", { state: "pending", limit: 1000 }), (page) => {
+    const entries = Predicate.isObject(page) ? (page as { entries?: unknown }).entries : undefined
+    if (!Array.isArray(entries)) return []
+    const due: Array<string> = []
+    for (const entry of entries as ReadonlyArray<Record<string, unknown>>) {
+      const data = (entry.data ?? {}) as Record<string, unknown>
+      const at = typeof data.deliver_at === "string" ? Date.parse(data.deliver_at) : Number.NaN
+      if (Number.isFinite(at) && at <= nowMs + dueMarginMs) due.push(String(entry.id))
+    }
+    return due
+  })
+
+/**
+ * The notifier layer.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never, McpServer | AwarenessResolver> =>
+  Layer.effect(
+    BriefingChanged,
+    Effect.gen(function* () {
+      const server = yield* McpServer
+      const resolver = yield* AwarenessResolver
+      const wake = yield* Queue.sliding<void>(1)
+      // Services written to (a first sighting counts as a change) and services due a time check (a first sighting
+      // only records the baseline).
+      const dirty = new Set<AwarenessApi>()
+      const due = new Set<AwarenessApi>()
+      const seen = new WeakMap<AwarenessApi, string>()
+      const announced = new WeakMap<AwarenessApi, string>()
+      const debounce = Duration.fromInputUnsafe(options.debounce ?? Duration.millis(200))
+      const pollInterval = Duration.fromInputUnsafe(options.pollInterval ?? Duration.seconds(5))
+
+      const markAll = Effect.flatMap(resolver.watched, (all) =>
+        Effect.sync(() => {
+          for (const awareness of all) due.add(awareness)
+        }).pipe(Effect.andThen(Queue.offer(wake, undefined)))
+      )
+
+      const check = Effect.gen(function* () {
+        const written = new Set(dirty)
+        const batch = new Set([...dirty, ...due])
+        dirty.clear()
+        due.clear()
+        let changed = false
+        const nowMs = yield* Clock.currentTimeMillis
+        for (const awareness of batch) {
+          const dueIds = yield* dueIntentions(awareness, nowMs).pipe(Effect.orElseSucceed(() => []))
+          if (dueIds.length > 0) {
+            const key = dueIds.join(",")
+            if (announced.get(awareness) !== key) changed = true
+            announced.set(awareness, key)
+            seen.delete(awareness)
+            continue
+          }
+          announced.delete(awareness)
+          const briefing = yield* invoke(awareness, "getBriefing", {}).pipe(Effect.option)
+          if (briefing._tag === "None") continue
+          const print = fingerprint(briefing.value)
+          const previous = seen.get(awareness)
+          if (previous === undefined ? written.has(awareness) : previous !== print) changed = true
+          seen.set(awareness, print)
+        }
+        if (changed) yield* server.notifications["notifications/resources/updated"]({ uri: briefingUri })
+      })
+
+      yield* Queue.take(wake).pipe(
+        Effect.andThen(Duration.isZero(debounce) ? Effect.void : Effect.sleep(debounce)),
+        Effect.andThen(check),
+        Effect.catchCause((cause) => Effect.logWarning("heed/mcp: briefing notification failed", cause)),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      // Record the starting briefings, so that the first real change is the first notification.
+      yield* markAll.pipe(Effect.forkScoped)
+      if (!Duration.isZero(pollInterval)) {
+        yield* markAll.pipe(Effect.repeat(Schedule.spaced(pollInterval)), Effect.forkScoped)
+      }
+      if (resolver.changes !== undefined) {
+        yield* resolver.changes.pipe(
+          Stream.runForEach(() => markAll),
+          Effect.catchCause((cause) => Effect.logWarning("heed/mcp: change feed failed", cause)),
+          Effect.forkScoped
+        )
+      }
+      return BriefingChanged.of({
+        signal: (awareness) =>
+          Effect.sync(() => dirty.add(awareness)).pipe(Effect.andThen(Queue.offer(wake, undefined)), Effect.asVoid)
+      })
+    })
+  )

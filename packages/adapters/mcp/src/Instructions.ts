@@ -1,0 +1,35 @@
+/**
+ * The server instructions sent in the MCP `initialize` result: read the briefing first, stay quiet when nothing needs
+ * attention, and how to write and query without wasting tokens.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * The instructions text.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const instructions = `heed awareness: a shared, always-on picture of the user's systems, reminders and knowledge.
+
+At the start of each conversation, call get_briefing once (or read awareness://briefing).
+- attention_needed is false: say nothing about it; carry on with the user's request.
+- attention_needed is true: tell the user, using suggested_mention or the source headlines. One sentence for a
+  warning; a short paragraph for something critical or stale. Do not read it again in the same conversation unless
+  the user asks or you receive notifications/resources/updated for awareness://briefing.
+- Drill down (awareness://alerts/{source}, awareness://status/{source}, get_alerts, get_status) only when the user
+  asks for details.
+
+Writing:
+- Something the user says is expected ("qBittorrent stops on Fridays"): learn_pattern.
+- "Stop telling me about X for a while": suppress_alert with a duration and a reason (never edit memory for this);
+  clear_suppression ends it early.
+- A durable fact (still true in 30 days?): remember. Something temporary: add_context. A settings-like choice:
+  set_preference. Something to bring up later: remind with deliver_at. After acting on an entry: acted_on.
+
+Querying:
+- Call get_stats or get_tags first; use list mode first; always set a limit; filter with 2-3 specific tags; use
+  hint or search for free text.
+- Errors are JSON {"status":"error","error":{code, message, retryable, param, valid, suggestion}}; fix the named
+  parameter (see suggestion) and retry only when retryable is true or the input changed.`
