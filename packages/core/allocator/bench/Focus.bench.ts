@@ -75,7 +75,7 @@ const syntheticRun = (strategy: "greedy" | "optimal", budget: number, tokens: nu
     for (let t = 0; t < tokens; t += 32) events.push(...(yield* focus.append(synthetic(t, Math.min(tokens, t + 32)))))
     const elapsed = performance.now() - started
     const snapshot = yield* focus.snapshot
-    const full = events.filter((e) => e.totalTokens >= budget)
+    const full = events.filter((e) => e.total_tokens >= budget)
     const utilization = full.map((e) => e.utilization)
     const average = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
     return {
@@ -88,9 +88,9 @@ const syntheticRun = (strategy: "greedy" | "optimal", budget: number, tokens: nu
         compliance_pct: Number(
           (100 * (1 - snapshot.totals.budgetViolations / snapshot.totals.budgetChecks)).toFixed(2)
         ),
-        swap_rate_mean: Number(average(full.map((e) => e.swapRate)).toFixed(5)),
-        residency_mean: Number(average(full.map((e) => e.residencyMean)).toFixed(1)),
-        coherence_mean: Number(average(full.map((e) => e.focusCoherence)).toFixed(3)),
+        swap_rate_mean: Number(average(full.map((e) => e.swap_rate)).toFixed(5)),
+        residency_mean: Number(average(full.map((e) => e.residency_mean)).toFixed(1)),
+        coherence_mean: Number(average(full.map((e) => e.focus_coherence)).toFixed(3)),
         expands: snapshot.totals.expands,
         collapses: snapshot.totals.collapses,
         relief_collapses: snapshot.totals.reliefCollapses,

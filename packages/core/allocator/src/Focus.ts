@@ -15,9 +15,9 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Allocator from "./Allocator.ts"
 import { Gister, type GisterError } from "./Gister.ts"
-import { applyEdits, locate } from "./internal/core.ts"
+import { applyEdits, flattenEmbeddings, locate } from "./internal/core.ts"
 import { LensScorer, type LensScorerError } from "./LensScorer.ts"
-import { LodTree, type LodTreeError } from "./LodTree.ts"
+import { LodTree, type LodTreeError, type TokenEmbeddings } from "./LodTree.ts"
 import * as WorkingContext from "./WorkingContext.ts"
 
 /**
@@ -81,12 +81,14 @@ export interface ResolvedFocusOptions {
 }
 
 /**
- * One `focus_allocator` event, emitted after each refocus. `numRelief` and `numFill` count the
- * budget-pressure collapses and the utilisation-floor expands; `swapRate` is all edits per
+ * One `focus_allocator` event, emitted after each refocus. Field names are upstream's snake_case telemetry
+ * payload (`swap_rate`, `num_expand`, `num_collapse`, `wc_length`, `utilization`, `residency_mean`,
+ * `residency_p95`, `score_mean/std/min/max`) plus heed's own figures. `num_relief` and `num_fill` count the
+ * budget-pressure collapses and the utilisation-floor expands; `swap_rate` is all edits per
  * working-context entry; `utilization` is entries / budget;
- * `residencyMean` and `residencyP95` are entry ages (one per appended token and per allocator round);
- * `budgetCompliance` is the fraction of checks so far (after every append chunk and refocus) within
- * budget; `focusCoherence` is the share of entries scoring above `tauExpand` at the first round that got
+ * `residency_mean` and `residency_p95` are entry ages (one per appended token and per allocator round);
+ * `budget_compliance` is the fraction of checks so far (after every append chunk and refocus) within
+ * budget; `focus_coherence` is the share of entries scoring above `tauExpand` at the first round that got
  * expanded (1 when none did).
  *
  * @category models
@@ -96,24 +98,24 @@ export interface FocusEvent {
   readonly type: "focus_allocator"
   readonly at: number
   readonly step: number
-  readonly totalTokens: number
-  readonly wcLength: number
-  readonly numExpand: number
-  readonly numCollapse: number
-  readonly numRelief: number
-  readonly numFill: number
-  readonly swapRate: number
+  readonly total_tokens: number
+  readonly wc_length: number
+  readonly num_expand: number
+  readonly num_collapse: number
+  readonly num_relief: number
+  readonly num_fill: number
+  readonly swap_rate: number
   readonly utilization: number
-  readonly residencyMean: number
-  readonly residencyP95: number
-  readonly budgetCompliance: number
-  readonly focusCoherence: number
-  readonly scoreMean: number
-  readonly scoreStd: number
-  readonly scoreMin: number
-  readonly scoreMax: number
-  readonly tauExpand: number
-  readonly tauCollapse: number
+  readonly residency_mean: number
+  readonly residency_p95: number
+  readonly budget_compliance: number
+  readonly focus_coherence: number
+  readonly score_mean: number
+  readonly score_std: number
+  readonly score_min: number
+  readonly score_max: number
+  readonly tau_expand: number
+  readonly tau_collapse: number
 }
 
 /**
@@ -189,8 +191,11 @@ export interface FocusShape {
   readonly options: ResolvedFocusOptions
   /** The LOD tree (read it; do not append to it directly). */
   readonly tree: LodTree
-  /** Appends token embeddings (`n · dim` floats), refocusing at every `refocusEvery` boundary. */
-  readonly append: (embeddings: Float32Array) => Effect.Effect<ReadonlyArray<FocusEvent>, FocusError>
+  /**
+   * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token), refocusing at every
+   * `refocusEvery` boundary.
+   */
+  readonly append: (embeddings: TokenEmbeddings) => Effect.Effect<ReadonlyArray<FocusEvent>, FocusError>
   /** Refocuses now, whatever the token count since the last refocus. */
   readonly refocus: Effect.Effect<FocusEvent, FocusError>
   /** The current working context. */
@@ -202,11 +207,11 @@ export interface FocusShape {
 }
 
 const metrics = {
-  swapRate: Metric.gauge("focus_swap_rate", { description: "Edits per working-context entry at the last refocus" }),
-  utilization: Metric.gauge("focus_utilization", { description: "Working-context entries / budget" }),
-  residencyMean: Metric.gauge("focus_residency_mean", { description: "Mean entry age" }),
-  residencyP95: Metric.gauge("focus_residency_p95", { description: "95th percentile entry age" }),
-  budgetCompliance: Metric.gauge("focus_budget_compliance", { description: "Share of budget checks passed" }),
+  swapRate: Metric.gauge("swap_rate", { description: "Edits per working-context entry at the last refocus" }),
+  utilization: Metric.gauge("utilization", { description: "Working-context entries / budget" }),
+  residencyMean: Metric.gauge("residency_mean", { description: "Mean entry age" }),
+  residencyP95: Metric.gauge("residency_p95", { description: "95th percentile entry age" }),
+  budgetCompliance: Metric.gauge("budget_compliance", { description: "Share of budget checks passed" }),
   focusCoherence: Metric.gauge("focus_coherence", { description: "Share of high-scoring gists expanded" }),
   refocuses: Metric.counter("focus_refocus_total", { description: "Refocus steps run" }),
   expands: Metric.counter("focus_expand_total", { description: "Expands applied" }),
@@ -393,7 +398,7 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
           if (round === 0) {
             firstScores = scores
             for (let i = 0; i < scores.length; i++) {
-              if (scores[i]! > thresholds.tauExpand)
+              if (scores[i]! > Math.fround(thresholds.tauExpand))
                 high.add(WorkingContext.key(wc.entries[i]!.level, wc.entries[i]!.start))
             }
           }
@@ -485,24 +490,24 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
         type: "focus_allocator",
         at: yield* Clock.currentTimeMillis,
         step: totals.refocuses,
-        totalTokens: wc.totalTokens,
-        wcLength: length,
-        numExpand: expands,
-        numCollapse: collapses,
-        numRelief: relief,
-        numFill: filled,
-        swapRate: length > 0 ? (expands + collapses + relief + filled) / length : 0,
+        total_tokens: wc.totalTokens,
+        wc_length: length,
+        num_expand: expands,
+        num_collapse: collapses,
+        num_relief: relief,
+        num_fill: filled,
+        swap_rate: length > 0 ? (expands + collapses + relief + filled) / length : 0,
         utilization: length / opts.budget,
-        residencyMean: mean(ages),
-        residencyP95: percentile(ages, 0.95),
-        budgetCompliance: 1 - totals.budgetViolations / totals.budgetChecks,
-        focusCoherence: high.size === 0 ? 1 : expandedHigh / high.size,
-        scoreMean,
-        scoreStd: firstScores.length > 0 ? Math.sqrt(variance / firstScores.length) : 0,
-        scoreMin,
-        scoreMax,
-        tauExpand: thresholds.tauExpand,
-        tauCollapse: thresholds.tauCollapse
+        residency_mean: mean(ages),
+        residency_p95: percentile(ages, 0.95),
+        budget_compliance: 1 - totals.budgetViolations / totals.budgetChecks,
+        focus_coherence: high.size === 0 ? 1 : expandedHigh / high.size,
+        score_mean: scoreMean,
+        score_std: firstScores.length > 0 ? Math.sqrt(variance / firstScores.length) : 0,
+        score_min: scoreMin,
+        score_max: scoreMax,
+        tau_expand: thresholds.tauExpand,
+        tau_collapse: thresholds.tauCollapse
       }
       yield* Ref.set(state, {
         wc,
@@ -514,12 +519,12 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
         totals,
         events: [...before.events, event].slice(-256)
       })
-      yield* Metric.update(metrics.swapRate, event.swapRate)
+      yield* Metric.update(metrics.swapRate, event.swap_rate)
       yield* Metric.update(metrics.utilization, event.utilization)
-      yield* Metric.update(metrics.residencyMean, event.residencyMean)
-      yield* Metric.update(metrics.residencyP95, event.residencyP95)
-      yield* Metric.update(metrics.budgetCompliance, event.budgetCompliance)
-      yield* Metric.update(metrics.focusCoherence, event.focusCoherence)
+      yield* Metric.update(metrics.residencyMean, event.residency_mean)
+      yield* Metric.update(metrics.residencyP95, event.residency_p95)
+      yield* Metric.update(metrics.budgetCompliance, event.budget_compliance)
+      yield* Metric.update(metrics.focusCoherence, event.focus_coherence)
       yield* Metric.update(metrics.refocuses, 1)
       yield* Metric.update(metrics.expands, expands + filled)
       yield* Metric.update(metrics.collapses, collapses + relief)
@@ -540,14 +545,15 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
       yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
     })
 
-    const append = (embeddings: Float32Array): Effect.Effect<ReadonlyArray<FocusEvent>, FocusError> =>
+    const append = (input: TokenEmbeddings): Effect.Effect<ReadonlyArray<FocusEvent>, FocusError> =>
       Semaphore.withPermits(
         lock,
         1,
         Effect.gen(function* () {
-          if (!(embeddings instanceof Float32Array) || embeddings.length % opts.dim !== 0) {
+          const embeddings = flattenEmbeddings(input, opts.dim)
+          if (embeddings === undefined) {
             return yield* new FocusInputError({
-              message: `embeddings must be a Float32Array whose length is a multiple of dim ${opts.dim}`
+              message: `embeddings must be a Float32Array whose length is a multiple of dim ${opts.dim}, or an array of Float32Arrays of dim ${opts.dim} floats each`
             })
           }
           const n = embeddings.length / opts.dim
@@ -621,8 +627,8 @@ export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator
   static readonly layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
     Layer.effect(Focus, make(options))
   /**
-   * The loop's Effect metrics: gauges `focus_swap_rate`, `focus_utilization`, `focus_residency_mean`,
-   * `focus_residency_p95`, `focus_budget_compliance`, `focus_coherence` (updated at each refocus) and
+   * The loop's Effect metrics: gauges `swap_rate`, `utilization`, `residency_mean`, `residency_p95`,
+   * `budget_compliance`, `focus_coherence` (named as the upstream telemetry; updated at each refocus) and
    * counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`,
    * `focus_budget_violations_total`.
    */

@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Gister, type GisterError } from "./Gister.ts"
+import { flattenEmbeddings } from "./internal/core.ts"
 import type { Embeddings } from "./LensScorer.ts"
 import type { Entry } from "./WorkingContext.ts"
 
@@ -30,6 +31,15 @@ export interface TreeShape {
 export interface LodTreeOptions extends TreeShape {
   readonly dim: number
 }
+
+/**
+ * Token embeddings: one flat Float32Array of `n · dim` floats (row-major), or one Float32Array of `dim`
+ * floats per token.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type TokenEmbeddings = Float32Array | ReadonlyArray<Float32Array>
 
 /**
  * Raised for bad tree options, malformed embeddings, a gister answer of the wrong size, or a lookup of a
@@ -111,25 +121,29 @@ export class LodTree {
       : Effect.fail(new LodTreeError({ message: `invalid tree options: ${problem}` }))
   }
 
-  /** A tree over `embeddings` (`n · dim` floats), gisted with the {@link Gister} in context. */
+  /**
+   * A tree over `embeddings` (`n · dim` floats, or one `dim`-float row per token), gisted with the
+   * {@link Gister} in context.
+   */
   static fromEmbeddings(
     options: LodTreeOptions,
-    embeddings: Float32Array
+    embeddings: TokenEmbeddings
   ): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
     return Effect.flatMap(LodTree.make(options), (tree) => LodTree.append(tree, embeddings))
   }
 
   /**
-   * Appends token embeddings (`n · dim` floats) and gists every block they complete, level by level,
-   * with the {@link Gister} in context (one batch per level). All or nothing: on any failure the tree is
-   * unchanged. Returns the same (mutated) tree.
+   * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token) and gists every block
+   * they complete, level by level, with the {@link Gister} in context (one batch per level). All or
+   * nothing: on any failure the tree is unchanged. Returns the same (mutated) tree.
    */
-  static append(tree: LodTree, embeddings: Float32Array): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
+  static append(tree: LodTree, input: TokenEmbeddings): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
     return Effect.gen(function* () {
       const dim = tree.dim
-      if (!(embeddings instanceof Float32Array) || embeddings.length % dim !== 0) {
+      const embeddings = flattenEmbeddings(input, dim)
+      if (embeddings === undefined) {
         return yield* new LodTreeError({
-          message: `embeddings must be a Float32Array whose length is a multiple of dim ${dim}`
+          message: `embeddings must be a Float32Array whose length is a multiple of dim ${dim}, or an array of Float32Arrays of dim ${dim} floats each`
         })
       }
       for (let i = 0; i < embeddings.length; i++) {

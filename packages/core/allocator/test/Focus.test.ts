@@ -27,17 +27,17 @@ const small = {
 } as const
 
 const eventKeys = [
-  "swapRate",
-  "numExpand",
-  "numCollapse",
-  "numRelief",
-  "numFill",
-  "wcLength",
+  "swap_rate",
+  "num_expand",
+  "num_collapse",
+  "num_relief",
+  "num_fill",
+  "wc_length",
   "utilization",
-  "residencyMean",
-  "residencyP95",
-  "budgetCompliance",
-  "focusCoherence"
+  "residency_mean",
+  "residency_p95",
+  "budget_compliance",
+  "focus_coherence"
 ]
 
 describe("Focus", () => {
@@ -62,7 +62,7 @@ describe("Focus", () => {
       assert.isAbove(snapshot.totals.expands, 0)
       assert.isAbove(snapshot.totals.collapses + snapshot.totals.reliefCollapses, 0)
       const last = (yield* focus.events).at(-1)!
-      assert.strictEqual(last.budgetCompliance, 1)
+      assert.strictEqual(last.budget_compliance, 1)
       assert.isAtMost(last.utilization, 1)
       assert.isAtLeast(last.utilization, 0.8)
       assert.strictEqual(focus.tree.totalTokens, 2000)
@@ -87,7 +87,7 @@ describe("Focus", () => {
       const focus = yield* Focus.make({ dim: 4, budget: 512 })
       const events = yield* focus.append(embeddings(0, 100, 4))
       assert.deepStrictEqual(
-        events.map((e) => e.totalTokens),
+        events.map((e) => e.total_tokens),
         [32, 64, 96]
       )
       assert.strictEqual((yield* focus.snapshot).tokensSinceRefocus, 4)
@@ -108,11 +108,11 @@ describe("Focus", () => {
       for (const key of eventKeys) assert.property(event, key)
       assert.strictEqual(event!.type, "focus_allocator")
       assert.strictEqual(event!.at, 1234)
-      assert.strictEqual(event!.swapRate, 0)
-      assert.strictEqual(event!.numExpand + event!.numCollapse + event!.numRelief + event!.numFill, 0)
+      assert.strictEqual(event!.swap_rate, 0)
+      assert.strictEqual(event!.num_expand + event!.num_collapse + event!.num_relief + event!.num_fill, 0)
       assert.strictEqual(event!.utilization, 8 / small.budget)
-      assert.strictEqual(event!.focusCoherence, 1)
-      assert.strictEqual(event!.residencyP95, 8)
+      assert.strictEqual(event!.focus_coherence, 1)
+      assert.strictEqual(event!.residency_p95, 8)
     })
   )
 
@@ -211,9 +211,9 @@ describe("Focus", () => {
       )
       const focus = yield* Focus.make(small).pipe(Effect.provide(Layer.merge(gloomy, Gister.layerMeanPool)))
       const events = yield* focus.append(embeddings(0, 1000, small.dim))
-      const steady = events.filter((e) => e.totalTokens >= 400)
+      const steady = events.filter((e) => e.total_tokens >= 400)
       const floor = Math.floor(0.85 * small.budget)
-      for (const event of steady) assert.isAtLeast(event.wcLength, floor)
+      for (const event of steady) assert.isAtLeast(event.wc_length, floor)
       const { totals, ages, context } = yield* focus.snapshot
       assert.isAbove(totals.fillExpands, 0)
       assert.strictEqual(ages.length, context.entries.length)
@@ -223,7 +223,7 @@ describe("Focus", () => {
         Effect.provide(Layer.merge(gloomy, Gister.layerMeanPool))
       )
       const sparse = yield* off.append(embeddings(0, 1000, small.dim))
-      assert.isBelow(sparse.at(-1)!.wcLength, floor)
+      assert.isBelow(sparse.at(-1)!.wc_length, floor)
     })
   )
 

@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { Band } from "./Band.ts"
 
 /**
@@ -94,19 +95,50 @@ const validate = (config: AttentionConfig): string | undefined => {
   if (config.tick_s > hot.interval_s) {
     return `tick_s (${config.tick_s}) must not exceed the smallest band interval (hot.interval_s=${hot.interval_s})`
   }
-  for (const [target, band] of Object.entries(config.pinned)) {
+  for (const [target, band] of Object.entries(config.pinned ?? {})) {
     if (!Band.is(band)) return `pinned[${JSON.stringify(target)}]: unknown band name: ${String(band)}`
   }
   return undefined
 }
 
-const schema: Schema.Codec<AttentionConfig> = Schema.Struct({
-  enabled: Schema.Boolean,
-  tick_s: Schema.Finite,
-  thread_window_s: Schema.Finite,
-  bands: Schema.Struct({ hot: BandSpec, warm: BandSpec, cool: BandSpec, idle: BandSpec }),
-  pinned: Schema.Record(Schema.String, Band),
-  poll_interval: Schema.Finite
+const idleHoldWarning = (hold: number) =>
+  Effect.logWarning(`attention: bands.idle.hold_s=${hold} is ignored: IDLE is terminal and never decays`)
+
+// IDLE is terminal: a `hold_s` given for it is dropped with a warning, as `decode` does.
+const IdleSpec = BandSpec.pipe(
+  Schema.decodeTo(
+    BandSpec,
+    SchemaTransformation.transformEffect({
+      decode: (spec: BandSpec) =>
+        spec.hold_s === undefined
+          ? Effect.succeed(spec)
+          : Effect.as(idleHoldWarning(spec.hold_s), { interval_s: spec.interval_s }),
+      encode: (spec: BandSpec) => Effect.succeed(spec)
+    })
+  )
+)
+
+// Every key may be absent on the encoded side and takes its default, like upstream's dataclass defaults (heed's
+// `pinned` defaults to nothing pinned, the legacy `poll_interval` to 60).
+const schema: Schema.Codec<
+  AttentionConfig,
+  {
+    readonly enabled?: boolean
+    readonly tick_s?: number
+    readonly thread_window_s?: number
+    readonly bands?: BandTable
+    readonly pinned?: { readonly [target: string]: Band }
+    readonly poll_interval?: number
+  }
+> = Schema.Struct({
+  enabled: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => defaults.enabled))),
+  tick_s: Schema.Finite.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => defaults.tick_s))),
+  thread_window_s: Schema.Finite.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => defaults.thread_window_s))),
+  bands: Schema.Struct({ hot: BandSpec, warm: BandSpec, cool: BandSpec, idle: IdleSpec }).pipe(
+    Schema.withDecodingDefaultKey(Effect.sync(() => defaultBands))
+  ),
+  pinned: Schema.Record(Schema.String, Band).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => ({})))),
+  poll_interval: Schema.Finite.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => DEFAULT_LEGACY_POLL_INTERVAL)))
 })
   .check(Schema.makeFilter((config) => validate(config)))
   .annotate({ identifier: "AttentionConfig" })
@@ -159,9 +191,7 @@ const mergeBands = Effect.fnUntraced(function* (base: BandTable, raw: RawBlock["
     }
     const hold = entry?.hold_s
     if (bandKey === "idle") {
-      if (hold !== null && hold !== undefined) {
-        yield* Effect.logWarning(`attention: bands.idle.hold_s=${hold} is ignored: IDLE is terminal and never decays`)
-      }
+      if (hold !== null && hold !== undefined) yield* idleHoldWarning(hold)
       bands.idle = { interval_s: interval }
     } else {
       if (hold === null || hold === undefined || !(hold > 0)) {
@@ -281,11 +311,13 @@ const summary = (config: AttentionConfig, options: { readonly override?: boolean
         : `${key}=${spec.interval_s}/${spec.hold_s}`
     })
     .join(" ")
-  const pinned = Object.entries(config.pinned)
+  const pinned = Object.entries(config.pinned ?? {})
   const pins = pinned.length === 0 ? "" : ` pinned=[${pinned.map(([target, band]) => `${target}=${band}`).join(" ")}]`
+  const override = `override=${options.override ? "yes" : "no"}`
+  // The spec's exact shape, `attention: enabled=true bands=[hot=30/120 ...] override=yes`; heed's pins come last.
   return config.enabled
-    ? `attention: enabled=true tick_s=${config.tick_s} bands=[${bands}]${pins} override=${options.override ? "yes" : "no"}`
-    : `attention: enabled=false poll_interval=${config.poll_interval} override=${options.override ? "yes" : "no"}`
+    ? `attention: enabled=true bands=[${bands}] ${override}${pins}`
+    : `attention: enabled=false poll_interval=${config.poll_interval} ${override}`
 }
 
 const overridesOf = (agent: unknown): unknown => {
@@ -336,7 +368,11 @@ export interface AttentionConfig {
 }
 
 /**
- * The config schema (decoding a full effective config also checks the validation rules), carrying helpers:
+ * The config schema over the snake_case keys. Decoding with it (`Schema.decodeUnknownEffect(AttentionConfig)`)
+ * checks the validation rules; a missing top-level key takes its default (as upstream's dataclass does: `enabled`
+ * true, `tick_s` 5, `thread_window_s` 1800, the default band table, nothing `pinned`, `poll_interval` 60), and an
+ * IDLE `hold_s` is dropped with a logged warning. It takes whole bands; for a raw `attention:` block with partial
+ * bands, legacy migration and clear errors use `AttentionConfig.decode`. Helpers:
  *
  * - `AttentionConfig.defaults`: the defaults when an attention block exists;
  * - `AttentionConfig.decode(raw, { legacyPollInterval? })`: the daemon's block to an effective config. `raw` is
@@ -365,7 +401,7 @@ export interface AttentionConfig {
  *   const daemon = yield* AttentionConfig.decode({ tick_s: 5, bands: { idle: { interval_s: 900 } } })
  *   const agent = yield* AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15, hold_s: 60 } } })
  *   return AttentionConfig.summary(agent, { override: true })
- *   // "attention: enabled=true tick_s=5 bands=[hot=15/60 warm=120/300 cool=300/600 idle=900] override=yes"
+ *   // "attention: enabled=true bands=[hot=15/60 warm=120/300 cool=300/600 idle=900] override=yes"
  * })
  * ```
  *

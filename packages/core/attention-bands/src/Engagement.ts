@@ -8,15 +8,27 @@ import * as Option from "effect/Option"
 import type { AttentionConfig } from "./AttentionConfig.ts"
 
 /**
- * Whether an engagement at `lastEngagedAt` still holds at `now`: `true` unless it is `None` or more than
- * `windowS` seconds ago. The comparison is strict, so exactly `windowS` seconds later still counts (upstream's
- * boundary rule); a clock that moved backwards still counts too.
+ * Whether an engagement at `lastEngagedAt` still holds at `now`: `true` unless there was none (`None`,
+ * `undefined` or `null`) or it is more than `windowS` seconds ago. `lastEngagedAt` may be an `Option` or a plain
+ * number of seconds. The comparison is strict, so exactly `windowS` seconds later still counts (upstream's boundary
+ * rule); a clock that moved backwards still counts too.
  *
  * @category predicates
  * @since 0.1.0
  */
-export const isWithinWindow = (lastEngagedAt: Option.Option<number>, now: number, windowS: number): boolean =>
-  Option.isSome(lastEngagedAt) && !(now - lastEngagedAt.value > windowS)
+export const isWithinWindow = (
+  lastEngagedAt: Option.Option<number> | number | null | undefined,
+  now: number,
+  windowS: number
+): boolean => {
+  const at =
+    typeof lastEngagedAt === "number"
+      ? lastEngagedAt
+      : Option.isOption(lastEngagedAt) && Option.isSome(lastEngagedAt)
+        ? lastEngagedAt.value
+        : undefined
+  return at !== undefined && !Number.isNaN(at) && !(now - at > windowS)
+}
 
 /**
  * The target key for direct messages from `peer`: `DM:<peer>`. heed keys every DM conversation by its peer, never

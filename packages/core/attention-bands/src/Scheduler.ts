@@ -53,7 +53,10 @@ export interface SchedulerOptions<E, R> {
   readonly config: AttentionConfig
   /** The agent's nick, used in logs and as the `agent` metric attribute. */
   readonly agent: string
-  /** Polls one target. A failure is logged and isolated: other due targets are still polled in the same tick. */
+  /**
+   * Polls one target and says what it found: `delivered` or `empty` (the `outcome` attribute of
+   * `culture.attention.polls`). A failure is logged and isolated: other due targets are still polled in the same tick.
+   */
   readonly poll: (target: string, band: Band) => Effect.Effect<PollOutcome, E, R>
   /** Targets to seed at start (the configured channels), so quiet ones are polled too. */
   readonly targets?: Iterable<string> | undefined
@@ -123,6 +126,17 @@ const bandGauge = Metric.gauge("culture.attention.band", {
  */
 export const transitionLine = (agent: string, transition: Tracker.Transition): string =>
   `attention: agent=${agent} target=${transition.target} band=${transition.from}\u2192${transition.to} cause=${transition.cause}`
+
+/**
+ * The outcome of a completed poll. A `poll` typed loosely (untyped callers) may return something else: `true`, a
+ * positive count or a non-empty array count as `delivered`, anything else (`undefined`, `false`, `0`) as `empty`,
+ * so the `outcome` attribute is always one of the two.
+ */
+const outcomeOf = (value: unknown): PollOutcome => {
+  if (value === "delivered" || value === "empty") return value
+  if (value === true || (typeof value === "number" && value > 0)) return "delivered"
+  return Array.isArray(value) && value.length > 0 ? "delivered" : "empty"
+}
 
 // Monotonic seconds, as upstream uses (`time.monotonic()`): wall-clock jumps never reach the tracker.
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
@@ -212,13 +226,14 @@ const make = Effect.fnUntraced(function* <E, R>(
         )
         return { target, band: bandOf(target), outcome: "failed" } satisfies PollResult
       }
+      const outcome = outcomeOf(exit.value)
       const state = tracker.get(target)
       // Parted while the poll ran: do not bring it back.
-      if (Option.isNone(state)) return { target, band: "IDLE", outcome: exit.value } satisfies PollResult
+      if (Option.isNone(state)) return { target, band: "IDLE", outcome } satisfies PollResult
       tracker.markPolled(target, now)
       const band = state.value.band
-      yield* Metric.update(pollsOf(target, band, exit.value), 1)
-      return { target, band, outcome: exit.value } satisfies PollResult
+      yield* Metric.update(pollsOf(target, band, outcome), 1)
+      return { target, band, outcome } satisfies PollResult
     })
 
   const pollAll = (targets: ReadonlyArray<string>, now: number) =>
@@ -293,7 +308,7 @@ const make = Effect.fnUntraced(function* <E, R>(
  * The attention scheduler service.
  *
  * - `Scheduler.make(options)`: builds one in the current scope: logs the startup summary
- *   (`attention: enabled=true tick_s=5 bands=[hot=30/120 ...] override=no`), seeds `options.targets`, and forks the
+ *   (`attention: enabled=true bands=[hot=30/120 ...] override=no`), seeds `options.targets`, and forks the
  *   loop (every `tick_s` with attention enabled; every `poll_interval` in legacy mode, never when it is `<= 0`).
  * - `Scheduler.layer(options)`: the same as a layer.
  *

@@ -180,7 +180,8 @@ class TrackerImpl implements Tracker {
     this.interval = Float64Array.of(hot.interval_s, warm.interval_s, cool.interval_s, idle.interval_s)
     this.hold = Float64Array.of(hot.hold_s ?? 0, warm.hold_s ?? 0, cool.hold_s ?? 0, Infinity)
     const pins = new Map<string, number>()
-    for (const [target, band] of Object.entries(config.pinned)) if (Band.is(band)) pins.set(target, Band.rank(band))
+    for (const [target, band] of Object.entries(config.pinned ?? {}))
+      if (Band.is(band)) pins.set(target, Band.rank(band))
     this.pins = pins
     this.decayQueue = new TimeQueue(config.tick_s)
     this.dueQueue = new TimeQueue(config.tick_s)

@@ -256,11 +256,11 @@ describe("AttentionConfig.summary", () => {
   it("renders the startup line the upstream spec describes", () => {
     assert.strictEqual(
       AttentionConfig.summary(AttentionConfig.defaults, { override: true }),
-      "attention: enabled=true tick_s=5 bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=yes"
+      "attention: enabled=true bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=yes"
     )
     assert.strictEqual(
       AttentionConfig.summary({ ...AttentionConfig.defaults, pinned: { "#ops": "HOT" } }),
-      "attention: enabled=true tick_s=5 bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] pinned=[#ops=HOT] override=no"
+      "attention: enabled=true bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=no pinned=[#ops=HOT]"
     )
     assert.strictEqual(
       AttentionConfig.summary({ ...AttentionConfig.defaults, enabled: false, poll_interval: 45 }),

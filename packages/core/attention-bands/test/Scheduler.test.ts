@@ -88,7 +88,7 @@ describe("Scheduler", () => {
       )
       assert.strictEqual(
         lines[0]!.text,
-        "attention: enabled=true tick_s=5 bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=yes"
+        "attention: enabled=true bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=yes"
       )
       assert.strictEqual(lines[0]!.level, "Info")
     })

@@ -62,6 +62,11 @@ export const collect = (
   const expands: Array<RawCandidate> = []
   const collapses: Array<RawCandidate> = []
   const hasCooldowns = cooldowns.size > 0
+  // Float32 scores (what a scorer returns) are compared at their own precision, so a score or a mean equal
+  // to the threshold once both are rounded to float32 (say `Float32Array.of(0.2)`) stays strictly not above it.
+  const single = scores instanceof Float32Array
+  const tauExpand = single ? Math.fround(config.tauExpand) : config.tauExpand
+  const tauCollapse = single ? Math.fround(config.tauCollapse) : config.tauCollapse
   // Built by multiplication so small spans stay small integers (fast integer `%`).
   const spans: Array<number> = [1]
   for (let level = 1; level <= maxLevel + 1; level++) spans.push(spans[level - 1]! * K)
@@ -69,7 +74,7 @@ export const collect = (
     const entry = entries[i]!
     const level = entry.level
     const score = scores[i]!
-    if (level > 0 && score > config.tauExpand) {
+    if (level > 0 && score > tauExpand) {
       const cd = hasCooldowns ? cooldowns.get(cooldownKey(level, entry.start)) : undefined
       if (cd === undefined || cd.action !== "collapse" || cd.remaining <= 0) {
         expands.push({ kind: "expand", level, start: entry.start, index: i, score, value: score })
@@ -92,7 +97,7 @@ export const collect = (
             sum += scores[j]!
           }
           const mean = sum / K
-          if (same && mean < -config.tauCollapse) {
+          if (same && (single ? Math.fround(mean) : mean) < -tauCollapse) {
             const cd = hasCooldowns ? cooldowns.get(cooldownKey(level + 1, start)) : undefined
             if (cd === undefined || cd.action !== "expand" || cd.remaining <= 0) {
               collapses.push({ kind: "collapse", level, start, index: i, score: mean, value: -mean })
@@ -317,4 +322,22 @@ export const locate = (
     }
     return { kind: action.kind, level: action.level, start: action.start, index: lo, score: 0, value: 0 }
   })
+}
+
+/**
+ * Token embeddings as one flat `n · dim` Float32Array, or as one Float32Array of `dim` floats per token
+ * (copied into a flat array). `undefined` when the input is neither, or a row has the wrong width.
+ *
+ * @internal
+ */
+export const flattenEmbeddings = (embeddings: unknown, dim: number): Float32Array | undefined => {
+  if (embeddings instanceof Float32Array) return embeddings.length % dim === 0 ? embeddings : undefined
+  if (!Array.isArray(embeddings)) return undefined
+  const out = new Float32Array(embeddings.length * dim)
+  for (let i = 0; i < embeddings.length; i++) {
+    const row: unknown = embeddings[i]
+    if (!(row instanceof Float32Array) || row.length !== dim) return undefined
+    out.set(row, i * dim)
+  }
+  return out
 }
