@@ -6,8 +6,12 @@
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-const schema = Schema.Finite.check(
-  Schema.isBetween({ minimum: 0, maximum: 1 }, { message: "salience must be a finite number between 0 and 1" })
+const MESSAGE = "salience must be a finite number between 0 and 1"
+
+// `NaN` and infinities get the same message as out-of-range values (not the generic "Expected a finite number").
+const schema = Schema.Number.check(
+  Schema.isFinite({ message: MESSAGE }),
+  Schema.isBetween({ minimum: 0, maximum: 1 }, { message: MESSAGE })
 ).annotate({
   identifier: "Salience",
   description: "How much a piece of state deserves attention: 0 (ignore) to 1 (look now)."
@@ -23,7 +27,7 @@ const clamp = (value: number): number => (Number.isNaN(value) ? DEFAULT : Math.m
 const DEFAULT = 0.5
 
 /**
- * The salience schema. Decoding rejects `NaN`, infinities and values outside `[0, 1]` with the message
+ * The salience schema. Decoding rejects `NaN`, infinities and values outside `[0, 1]`, all with the message
  * "salience must be a finite number between 0 and 1". The schema also carries helpers:
  *
  * - `Salience.default`: `0.5`, the salience SLOP assumes when a node has none;

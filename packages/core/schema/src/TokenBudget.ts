@@ -6,8 +6,12 @@
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
-const schema = Schema.Int.check(
-  Schema.isGreaterThan(0, { message: "a token budget must be a positive integer" })
+const MESSAGE = "a token budget must be a positive integer"
+
+// Fractions, `NaN` and infinities get the same message as zero or negatives (not "Expected an integer").
+const schema = Schema.Number.check(
+  Schema.isInt({ message: MESSAGE }),
+  Schema.isGreaterThan(0, { message: MESSAGE })
 ).annotate({
   identifier: "TokenBudget",
   description: "A positive whole number of tokens."
@@ -79,8 +83,8 @@ const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number):
 }
 
 /**
- * The token budget schema: a positive integer, rejected otherwise with
- * "a token budget must be a positive integer". It carries the shared budget arithmetic:
+ * The token budget schema: a positive integer. Anything else (zero, negatives, fractions, `NaN`, infinities) is
+ * rejected with "a token budget must be a positive integer". It carries the shared budget arithmetic:
  *
  * - `TokenBudget.decode(input)`: an Effect that decodes unknown input;
  * - `TokenBudget.fits(budget, used)` and `TokenBudget.remaining(budget, used)`;

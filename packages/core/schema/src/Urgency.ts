@@ -16,9 +16,13 @@ const schema = Schema.Literals(levels).annotate({
 
 const rank = (urgency: Urgency): number => levels.indexOf(urgency)
 
-const max = (first: Urgency, ...rest: ReadonlyArray<Urgency>): Urgency => {
-  let best = first
-  for (const urgency of rest) if (rank(urgency) > rank(best)) best = urgency
+function max(levels: Iterable<Urgency>): Urgency
+function max(first: Urgency, ...rest: ReadonlyArray<Urgency>): Urgency
+function max(first: Urgency | Iterable<Urgency>, ...rest: ReadonlyArray<Urgency>): Urgency {
+  // Called with a collection (`Urgency.max(list)`): its most urgent level, `none` when empty.
+  const all: Iterable<Urgency> = typeof first === "string" ? [first, ...rest] : first
+  let best: Urgency = "none"
+  for (const urgency of all) if (rank(urgency) > rank(best)) best = urgency
   return best
 }
 
@@ -31,8 +35,10 @@ const decode: (input: unknown) => Effect.Effect<Urgency, Schema.SchemaError> = S
  *
  * - `Urgency.levels`: every level, least urgent first;
  * - `Urgency.rank(u)`: `0` for `none` up to `4` for `critical`;
- * - `Urgency.max(a, ...rest)`: the most urgent of its arguments;
- * - `Urgency.Order`: an `Order` from least to most urgent (reverse it to sort the most urgent first);
+ * - `Urgency.max(a, ...rest)`: the most urgent of its arguments; `Urgency.max(list)`: the most urgent of a
+ *   collection (`none` when it is empty);
+ * - `Urgency.Order` (alias `Urgency.order`): an `Order` from least to most urgent (reverse it to sort the most
+ *   urgent first);
  * - `Urgency.decode(input)`: an Effect that decodes unknown input.
  *
  * **Example** (Picking the most urgent)
@@ -47,7 +53,7 @@ const decode: (input: unknown) => Effect.Effect<Urgency, Schema.SchemaError> = S
  * @category schemas
  * @since 0.1.0
  */
-export const Urgency = Object.assign(schema, { levels, rank, max, Order: order, decode })
+export const Urgency = Object.assign(schema, { levels, rank, max, Order: order, order, decode })
 
 /**
  * An urgency level, least to most urgent: `none`, `low`, `medium`, `high`, `critical`.
