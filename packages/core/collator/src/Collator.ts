@@ -116,8 +116,14 @@ type Data = Record<string, unknown>
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 const dataOf = (entry: Entry): Data =>
   typeof entry.data === "object" && entry.data !== null ? (entry.data as Data) : {}
-const tagsOf = (entry: Entry): ReadonlyArray<string> =>
-  Array.isArray(entry.tags) ? entry.tags.filter((tag): tag is string => typeof tag === "string") : []
+const tagsOf = (entry: Entry): ReadonlyArray<string> => {
+  if (!Array.isArray(entry.tags)) return []
+  // Tags are nearly always all strings: then the entry's own array serves (it is never mutated here).
+  for (const tag of entry.tags) {
+    if (typeof tag !== "string") return entry.tags.filter((tag): tag is string => typeof tag === "string")
+  }
+  return entry.tags
+}
 const timeOf = (entry: Entry): number => parseIso(entry.updated) ?? parseIso(entry.created) ?? 0
 const isLive = (entry: Entry, now: number): boolean => {
   if (entry.deleted !== null && entry.deleted !== undefined) return false
@@ -251,9 +257,17 @@ interface Alert {
   readonly resolved: boolean
   readonly time: number
   flapping: boolean
-  /** `alert_id`, `message` and `metric`, lower-cased and joined with NUL, for substring tag matching. */
-  lower: string | undefined
+  /** The alert's text fields lower-cased, computed on first use. */
+  lower: LowerText | undefined
+  /** The words of `alert_id`, `alert_type`, `metric` and `message`, computed on first use. */
   wordSet: ReadonlySet<string> | undefined
+}
+
+interface LowerText {
+  readonly alertId: string
+  readonly message: string
+  readonly metric: string
+  readonly alertType: string
 }
 
 const noLabels: Record<string, string> = {}
@@ -299,11 +313,29 @@ const toAlert = (entry: Entry): Alert => {
   }
 }
 
-const lowerOf = (alert: Alert): string => {
+const lowerOf = (alert: Alert): LowerText => {
   if (alert.lower === undefined) {
-    alert.lower = `${alert.alertId}\u0000${alert.message}\u0000${alert.metric ?? ""}`.toLowerCase()
+    alert.lower = {
+      alertId: alert.alertId.toLowerCase(),
+      message: alert.message.toLowerCase(),
+      metric: (alert.metric ?? "").toLowerCase(),
+      alertType: alert.alertType.toLowerCase()
+    }
   }
   return alert.lower
+}
+
+/**
+ * Whether a lower-cased suppression tag occurs in the text tags are searched in: the alert's `alert_id`, `message`
+ * and `metric`, lower-cased and joined with NUL. A tag without NUL cannot span two fields, so the lower-cased fields
+ * are searched one by one rather than building the joined copy for every alert.
+ */
+const textIncludes = (alert: Alert, tag: string): boolean => {
+  if (tag.includes("\u0000")) {
+    return `${alert.alertId}\u0000${alert.message}\u0000${alert.metric ?? ""}`.toLowerCase().includes(tag)
+  }
+  const lower = lowerOf(alert)
+  return lower.alertId.includes(tag) || lower.message.includes(tag) || lower.metric.includes(tag)
 }
 
 const wordsOf = (alert: Alert): ReadonlySet<string> => {
@@ -325,12 +357,46 @@ const selects = (suppression: Suppression, alert: Alert): boolean => {
   if (suppression.tags.length === 0) return true
   for (let i = 0; i < suppression.tags.length; i++) {
     if (alert.tags.includes(suppression.tags[i] as string)) return true
-    const tag = suppression.tagsLower[i] as string
-    if (lowerOf(alert).includes(tag)) {
-      return true
-    }
+    if (textIncludes(alert, suppression.tagsLower[i] as string)) return true
   }
   return false
+}
+
+/** Whether any item of `list` is in `set`. */
+const hasAny = (set: ReadonlySet<string>, list: ReadonlyArray<string>): boolean => {
+  for (const item of list) if (set.has(item)) return true
+  return false
+}
+
+/**
+ * A cheap pre-check for the global suppressions. When every one of them is scoped by tags, it returns a predicate
+ * telling whether any of them could select an alert (one of the tags among the alert's tags, or one combined search
+ * of its text for all of them), so most alerts skip the global list. It never rules out an alert that a global
+ * suppression selects. `undefined` means the list must always be checked.
+ */
+const globalPrefilter = (globals: ReadonlyArray<Suppression>): ((alert: Alert) => boolean) | undefined => {
+  if (globals.length === 0 || globals.some((suppression) => suppression.tags.length === 0)) return undefined
+  const lowerTags = globals.flatMap((suppression) => suppression.tagsLower)
+  // A tag containing NUL could span two fields of the searched text (see `textIncludes`): no shortcut then.
+  if (lowerTags.some((tag) => tag.includes("\u0000"))) return undefined
+  const tags = new Set(globals.flatMap((suppression) => suppression.tags))
+  const pattern = new RegExp(lowerTags.map((tag) => tag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"))
+  // The searched fields (see `textIncludes`) one by one; alert ids and metrics repeat across alerts, so their
+  // verdicts are remembered.
+  const verdicts = new Map<string, boolean>()
+  const repeated = (text: string): boolean => {
+    let verdict = verdicts.get(text)
+    if (verdict === undefined) {
+      verdict = pattern.test(text.toLowerCase())
+      verdicts.set(text, verdict)
+    }
+    return verdict
+  }
+  return (alert) =>
+    hasAny(tags, alert.tags) ||
+    repeated(alert.alertId) ||
+    pattern.test(alert.message.toLowerCase()) ||
+    repeated(alert.metric ?? "")
 }
 
 const inWindows = (windows: ReadonlyArray<Window>, zone: ZoneCache): boolean => {
@@ -567,10 +633,30 @@ const patternApplies = (pattern: Pattern, zone: ZoneCache): boolean => {
 }
 
 const patternMatches = (pattern: Pattern, alert: Alert, zone: ZoneCache): boolean =>
-  patternApplies(pattern, zone) && patternSelects(pattern, alert)
+  patternApplies(pattern, zone) && patternSelects(pattern, alert, words)
 
-/** Whether an applicable pattern explains the alert (structural matchers, else the effect text). */
-const patternSelects = (pattern: Pattern, alert: Alert): boolean => {
+/** {@link words} remembering its answers, for one `generate` call: alert ids and metrics repeat across sources. */
+const memoizedWords = (): ((text: string) => ReadonlyArray<string>) => {
+  const cache = new Map<string, ReadonlyArray<string>>()
+  return (text) => {
+    let list = cache.get(text)
+    if (list === undefined) {
+      list = words(text)
+      cache.set(text, list)
+    }
+    return list
+  }
+}
+
+/**
+ * Whether an applicable pattern explains the alert (structural matchers, else the effect text). `wordsOfText` splits
+ * text into words as {@link words} does (possibly memoised).
+ */
+const patternSelects = (
+  pattern: Pattern,
+  alert: Alert,
+  wordsOfText: (text: string) => ReadonlyArray<string>
+): boolean => {
   const structural =
     pattern.idGlob !== undefined ||
     pattern.metric !== undefined ||
@@ -585,10 +671,30 @@ const patternSelects = (pattern: Pattern, alert: Alert): boolean => {
   }
   if (pattern.effectWords.length === 0) return false
   // Every significant effect word appears in the alert, or the effect names the alert's id or metric.
-  if (containsAll(wordsOf(alert), pattern.effectWords)) return true
+  if (hasAllWords(alert, pattern.effectWords)) return true
   return (
-    containsAll(pattern.effectSet, words(alert.alertId)) || containsAll(pattern.effectSet, words(alert.metric ?? ""))
+    containsAll(pattern.effectSet, wordsOfText(alert.alertId)) ||
+    containsAll(pattern.effectSet, wordsOfText(alert.metric ?? ""))
   )
+}
+
+/** Whether every word of `list` is a word of the alert's id, type, metric or message. */
+const hasAllWords = (alert: Alert, list: ReadonlyArray<string>): boolean => {
+  if (list.length === 0) return false
+  // A word of a field is a substring of the lower-cased field, so a substring test rules most alerts out before
+  // their word set is built.
+  const lower = lowerOf(alert)
+  for (const word of list) {
+    if (
+      !lower.alertId.includes(word) &&
+      !lower.alertType.includes(word) &&
+      !lower.metric.includes(word) &&
+      !lower.message.includes(word)
+    ) {
+      return false
+    }
+  }
+  return containsAll(wordsOf(alert), list)
 }
 
 /**
@@ -832,7 +938,7 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     }
   }
 
-  // Live alerts per source, most recently updated first.
+  // Live alerts per source, in snapshot order.
   const alertsBySource = new Map<string, Array<Alert>>()
   for (const entry of snapshot.alerts) {
     if (!isLive(entry, nowMs)) continue
@@ -851,7 +957,6 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     if (list === undefined) alertsBySource.set(alert.source, [alert])
     else list.push(alert)
   }
-  for (const list of alertsBySource.values()) if (list.length > 1) list.sort((a, b) => b.time - a.time)
 
   // Suppressions: active ones decide, recently expired ones mark re-surfacing.
   const active: Array<Suppression> = []
@@ -880,22 +985,7 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
   const expiredBySource = groupBy(expired, (s) => s.source)
   const globalActive = activeBySource.get("") ?? []
   const globalExpired = expiredBySource.get("") ?? []
-  // A cheap pre-check: when every global suppression is scoped by tags, one combined test per alert tells whether
-  // any of them could select it; most alerts then skip the global list entirely.
-  const globalTags = globalActive.every((s) => s.tags.length > 0)
-    ? new Set(globalActive.flatMap((s) => s.tags))
-    : undefined
-  const globalPattern =
-    globalTags !== undefined && globalActive.length > 0
-      ? new RegExp(
-          globalActive.flatMap((s) => s.tagsLower.map((tag) => tag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("|")
-        )
-      : undefined
-  const mayMatchGlobal = (alert: Alert): boolean =>
-    globalTags === undefined ||
-    globalPattern === undefined ||
-    alert.tags.some((tag) => globalTags.has(tag)) ||
-    globalPattern.test(lowerOf(alert))
+  const mayMatchGlobal = globalPrefilter(globalActive)
 
   const patternsBySource = new Map<string, Array<Pattern>>()
   for (const entry of snapshot.patterns) {
@@ -909,6 +999,7 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     else list.push(pattern)
   }
   const globalPatterns = patternsBySource.get("") ?? []
+  const wordsOfText = memoizedWords()
 
   const evaluation = emptyEvaluation()
   const sourceNames = [...new Set([...statuses.keys(), ...alertsBySource.keys()])].sort()
@@ -948,12 +1039,12 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     const kept: Array<Alert> = []
     for (const alert of alerts) {
       evaluation.alerts_checked++
-      const candidatesFor = globalActive.length > 0 && !mayMatchGlobal(alert) ? sourceSuppressions : suppressions
+      const candidatesFor = mayMatchGlobal !== undefined && !mayMatchGlobal(alert) ? sourceSuppressions : suppressions
       if (candidatesFor.length > 0 && suppressedBy(alert, candidatesFor, nowMs, undefined) !== undefined) {
         evaluation.suppressed++
         continue
       }
-      if (patterns.length > 0 && patterns.some((pattern) => patternSelects(pattern, alert))) {
+      if (patterns.length > 0 && patterns.some((pattern) => patternSelects(pattern, alert, wordsOfText))) {
         evaluation.pattern_matched++
         continue
       }
@@ -986,7 +1077,10 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
       continue
     }
     const status = statuses.get(source)
-    const surfaced: Array<{ alert: Alert; rank: number; escalated: boolean }> = []
+    // What surfaces is only counted. The headline is the most severe alert; ties go to the most recently updated,
+    // then to the first in the snapshot.
+    let surfaced = 0
+    let top: { alert: Alert; rank: number; escalated: boolean } | undefined
     for (const alert of candidates.get(source) ?? []) {
       if (inhibited.size > 0 && inhibited.has(alert)) {
         evaluation.inhibited++
@@ -1011,12 +1105,15 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
         }
       }
       if (alert.flapping) evaluation.flapping++
-      surfaced.push({ alert, rank, escalated })
+      surfaced++
+      if (top === undefined || rank > top.rank || (rank === top.rank && alert.time > top.alert.time)) {
+        top = { alert, rank, escalated }
+      }
     }
-    evaluation.surfaced += surfaced.length
-    activeAlerts += surfaced.length
+    evaluation.surfaced += surfaced
+    activeAlerts += surfaced
     const lastReport = status === undefined ? null : status.raw
-    if (surfaced.length === 0) {
+    if (top === undefined) {
       const headline = status === undefined ? undefined : str(dataOf(status.entry).headline)
       lines.push({
         source,
@@ -1032,8 +1129,6 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
       })
       continue
     }
-    let top = surfaced[0] as (typeof surfaced)[number]
-    for (const candidate of surfaced) if (candidate.rank > top.rank) top = candidate
     const resurfaced = isResurfaced(top.alert, expiredBySource.get(source) ?? [], globalExpired, nowMs)
     if (resurfaced) evaluation.resurfaced++
     lines.push({
@@ -1042,7 +1137,7 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
       lastReport,
       headline: top.alert.message,
       drillDown: `awareness://alerts/${source}`,
-      alertCount: surfaced.length,
+      alertCount: surfaced,
       groupKey: `${top.rank}\u0000${top.alert.alertId}`,
       resurfaced,
       flapping: top.alert.flapping,
