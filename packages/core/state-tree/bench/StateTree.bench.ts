@@ -14,10 +14,17 @@ for (const size of sizes) {
   const shared = mutate(tree, 0.01)
   const budgeted = { depth: 3, filter: { min_salience: 0.3 }, max_nodes: 200 } as const
 
-  // First max_tokens call on a fresh tree counts every line once (cached per node afterwards).
-  const coldStart = performance.now()
+  // The first max_tokens call on a tree nothing has seen yet (no working tree, no counted lines): the median of
+  // three calls, each on its own fresh copy. Later calls reuse the working tree and the lines counted so far.
+  const coldTimes: Array<number> = []
+  for (let i = 0; i < 3; i++) {
+    const fresh = deepCopy(tree)
+    const start = performance.now()
+    Pipeline.optimize(fresh, { max_tokens: 2000 })
+    coldTimes.push(performance.now() - start)
+  }
+  const coldMs = coldTimes.sort((a, b) => a - b)[1]!
   const tokenView = Pipeline.optimize(tree, { max_tokens: 2000 })
-  const coldMs = performance.now() - coldStart
   const budgetedView = Pipeline.optimize(tree, budgeted)
   const digest = Digest.make(tree, { max_nodes: 50 })
 
@@ -80,7 +87,10 @@ for (const size of sizes) {
   )
 
   record(`state-tree ${size / 1000}k nodes (untimed)`, [
-    { name: "optimize max_tokens 2000, first call (cold token cache)", figures: { ms: Math.round(coldMs * 10) / 10 } }
+    {
+      name: "optimize max_tokens 2000, first call on a fresh tree (median of 3)",
+      figures: { ms: Math.round(coldMs * 10) / 10 }
+    }
   ])
   Effect.runSync(Scope.close(scope, Exit.void))
 }

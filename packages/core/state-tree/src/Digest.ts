@@ -72,7 +72,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 export const make = (tree: Node, options: Options = {}): Node => {
   const min = options.min_salience ?? defaultMinSalience
   const limit = options.max_nodes !== undefined ? Math.max(0, Math.floor(options.max_nodes)) : Infinity
-  // With max_nodes (and no max_tokens) only the best `limit` are kept while walking, in a sorted array.
+  // With max_nodes (and no max_tokens) only the best `limit` are kept while walking, in a sorted array (a bounded
+  // top-k: a node that cannot make the cut is rejected by two number comparisons and never gets a path).
   const bounded = limit < Infinity && options.max_tokens === undefined
   const picked: Array<Node> = []
   const pickedPaths: Array<string> = []
@@ -80,16 +81,22 @@ export const make = (tree: Node, options: Options = {}): Node => {
   let critical = 0
   let high = 0
   let changed = 0
+  // the sort keys of the last kept entry, once the array is full
+  let worstRank = -1
+  let worstSalience = -Infinity
   const ids: Array<string> = []
   const pathOf = (id: string) => (ids.length === 0 ? `/${id}` : `/${ids.join("/")}/${id}`)
-  const offer = (node: Node) => {
+  const offer = (node: Node, rank: number, salience: number) => {
     salient++
     if (!bounded) {
       picked.push(node)
       pickedPaths.push(pathOf(node.id))
       return
     }
-    if (picked.length >= limit && (limit === 0 || compare(node, picked[picked.length - 1]!) >= 0)) return
+    if (picked.length >= limit) {
+      if (limit === 0 || rank < worstRank || (rank === worstRank && salience < worstSalience)) return
+      if (compare(node, picked[picked.length - 1]!) >= 0) return
+    }
     // binary search for the first entry that ranks after `node` (ties keep tree order)
     let lo = 0
     let hi = picked.length
@@ -104,6 +111,11 @@ export const make = (tree: Node, options: Options = {}): Node => {
       picked.pop()
       pickedPaths.pop()
     }
+    if (picked.length >= limit) {
+      const worst = picked[picked.length - 1]!.meta
+      worstRank = rankOf(worst)
+      worstSalience = worst?.salience ?? 0.5
+    }
   }
   const walk = (node: Node): void => {
     const children = node.children
@@ -113,12 +125,18 @@ export const make = (tree: Node, options: Options = {}): Node => {
       const meta = child.meta
       if (meta !== undefined) {
         const urgency = meta.urgency
-        if (urgency === "critical") critical++
-        else if (urgency === "high") high++
+        let rank = 0
+        if (urgency !== undefined) {
+          rank = rankOf(meta)
+          if (urgency === "critical") critical++
+          else if (urgency === "high") high++
+        }
         if (meta.changed === true) changed++
-        if ((meta.salience ?? 0.5) >= min || urgency === "critical" || urgency === "high") offer(child)
-      } else if (0.5 >= min) offer(child)
-      if (child.children && child.children.length > 0) {
+        const salience = meta.salience ?? 0.5
+        if (salience >= min || urgency === "critical" || urgency === "high") offer(child, rank, salience)
+      } else if (0.5 >= min) offer(child, 0, 0.5)
+      const grandchildren = child.children
+      if (grandchildren && grandchildren.length > 0) {
         ids.push(child.id)
         walk(child)
         ids.pop()

@@ -83,21 +83,30 @@ export const equals = (a: unknown, b: unknown): boolean => {
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i])) return false
+    for (let i = 0; i < a.length; i++) {
+      const va = a[i]
+      const vb = b[i]
+      if (va !== vb && (typeof va !== "object" || !equals(va, vb))) return false
+    }
     return true
   }
   if (Array.isArray(b)) return false
-  const ra = a as Record<string, unknown>
-  const rb = b as Record<string, unknown>
+  return equalRecords(a as Record<string, unknown>, b as Record<string, unknown>)
+}
+
+// Records are compared in two `for…in` passes (no key arrays allocated); primitive values are compared inline and
+// only nested objects recurse, so the flat records that make up most nodes (`properties`, `meta`) cost no calls.
+const equalRecords = (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean => {
   let na = 0
-  for (const key in ra) {
-    const va = ra[key]
+  for (const key in a) {
+    const va = a[key]
     if (va === undefined) continue
     na++
-    if (!equals(va, rb[key])) return false
+    const vb = b[key]
+    if (va !== vb && (typeof va !== "object" || !equals(va, vb))) return false
   }
   let nb = 0
-  for (const key in rb) if (rb[key] !== undefined) nb++
+  for (const key in b) if (b[key] !== undefined) nb++
   return na === nb
 }
 
@@ -131,7 +140,7 @@ const diffProperties = (
     if (va === undefined) continue
     const vb = pb[key]
     if (vb === undefined) ops.push({ op: "remove", path: pathTo(`/properties/${escapeKey(key)}`) })
-    else if (va !== vb && !equals(va, vb)) {
+    else if (va !== vb && (typeof va !== "object" || !equals(va, vb))) {
       ops.push({ op: "replace", path: pathTo(`/properties/${escapeKey(key)}`), value: vb })
     }
   }
@@ -143,12 +152,12 @@ const diffProperties = (
   }
 }
 
+// Each field is compared by reference first, so shared objects cost one comparison and no call.
 const diffNode = (a: Node, b: Node, ops: Array<Op>): void => {
-  if (a === b) return
-  diffProperties(a.properties, b.properties, ops)
-  diffField("meta", a.meta, b.meta, ops)
-  diffField("affordances", a.affordances, b.affordances, ops)
-  diffField("content_ref", a.content_ref, b.content_ref, ops)
+  if (a.properties !== b.properties) diffProperties(a.properties, b.properties, ops)
+  if (a.meta !== b.meta) diffField("meta", a.meta, b.meta, ops)
+  if (a.affordances !== b.affordances) diffField("affordances", a.affordances, b.affordances, ops)
+  if (a.content_ref !== b.content_ref) diffField("content_ref", a.content_ref, b.content_ref, ops)
   const ca = a.children
   const cb = b.children
   if (ca !== cb) diffChildren(ca ?? none, cb ?? none, ops)

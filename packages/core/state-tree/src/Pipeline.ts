@@ -6,6 +6,7 @@
  */
 import { countO200k } from "@heed/schema"
 import * as Schema from "effect/Schema"
+import { lazyCounters, o200kWordPieces } from "./internal/lowerBound.ts"
 import type { Node, NodeMeta } from "./Node.ts"
 import { find, totalChildrenOf } from "./Node.ts"
 import * as Render from "./Render.ts"
@@ -84,7 +85,9 @@ export const score = (salience: number, depth: number, descendants: number): num
 // text across a line break (line-leading spaces form their own pre-token), so the sum of the units is the count of
 // the whole text, except for the last line, which has no newline (a difference of at most a token; the planner
 // keeps a margin for it). Unit costs are cached per counter, depth and node object (nodes are immutable), so a
-// rebuild that shares unchanged nodes only counts the new ones.
+// rebuild that shares unchanged nodes only counts the new ones. With o200k, lines are counted lazily: the planner
+// works on provable lower bounds and counts a line only when a decision depends on it (see `Costs` and `plan`), so
+// a first request on a large tree tokenizes roughly the lines near its output instead of every line.
 
 /** Tokens kept free for the last line's missing newline when planning with o200k. */
 const LAST_LINE_MARGIN = 2
@@ -152,8 +155,26 @@ interface Work {
   readonly size: number
   /** compaction candidates sorted by score, computed on first use */
   candidates?: Array<number>
-  /** subtree token costs per counter, computed on first use */
-  readonly costs: Map<(text: string) => number, Float64Array>
+  /** token costs per counter, created on first use and refined as the planner counts lines */
+  readonly costs: Map<(text: string) => number, Costs>
+}
+
+/**
+ * Token costs of a working tree for one counter. A node's own cost (its line, plus its extra lines when shown as a
+ * stub, plus its "hidden by filter" line) is exact once counted and a lower bound until then: for counters in
+ * `lazyCounters` (o200k) the bound comes from the node's type and id ({@link o200kWordPieces}), at least 1 per
+ * node; other counters are counted exactly up front. The planner counts a node only when a decision cannot be made
+ * on the bounds, so on a large tree it counts the few lines that can end up in the output, not all of them.
+ */
+interface Costs {
+  readonly own: Float64Array
+  readonly exact: Uint8Array
+  /** subtree sums of `own` */
+  readonly sum: Float64Array
+  /** nodes of the subtree whose own cost is still a bound */
+  readonly open: Int32Array
+  /** exact cost of each node's compacted form, NaN until counted */
+  readonly after: Float64Array
 }
 
 // Working trees are shared by requests on the same subtree object with the same depth and filter (e.g. the
@@ -341,25 +362,74 @@ interface Plan {
   readonly keep: Int32Array
 }
 
-const subtreeCosts = (work: Work, count: (text: string) => number): Float64Array => {
-  const { parent, src } = work
-  const costs = new Float64Array(work.size)
-  for (let i = work.size - 1; i >= 0; i--) {
-    const node = src[i]!
-    const hidden = work.hidden[i]!
-    const d = work.depth[i]!
-    const own =
-      work.kind[i] === STUB
-        ? nodeCost(count, depthStub(node, hidden), d)
-        : (work.kind[i] === FULL
-            ? lineCost(count, node, d)
-            : unitCost(count, Render.line({ id: node.id, type: node.type, meta: node.meta }), d)) +
-          (hidden > 0 ? unitCost(count, `(${hidden} hidden by filter)`, d + 1) : 0)
-    costs[i]! += own
-    const up = parent[i]!
-    if (up >= 0) costs[up]! += costs[i]!
+/** The exact own cost of working node `i` (see {@link Costs}). */
+const ownCost = (work: Work, count: (text: string) => number, i: number): number => {
+  const node = work.src[i]!
+  const hidden = work.hidden[i]!
+  const d = work.depth[i]!
+  const k = work.kind[i]!
+  if (k === STUB) return nodeCost(count, depthStub(node, hidden), d)
+  const line =
+    k === FULL
+      ? lineCost(count, node, d)
+      : unitCost(count, Render.line({ id: node.id, type: node.type, meta: node.meta }), d)
+  return hidden > 0 ? line + unitCost(count, `(${hidden} hidden by filter)`, d + 1) : line
+}
+
+/** A lower bound on the o200k own cost of working node `i`: its line holds `[type] id` between separators. */
+const ownLowerBound = (work: Work, i: number, typePieces: Map<string, number>): number => {
+  const node = work.src[i]!
+  let type = typePieces.get(node.type)
+  if (type === undefined) {
+    type = o200kWordPieces(node.type)
+    typePieces.set(node.type, type)
   }
+  const line = Math.max(1, type + o200kWordPieces(node.id))
+  return work.hidden[i]! > 0 && work.kind[i] !== STUB ? line + 1 : line
+}
+
+const costsFor = (work: Work, count: (text: string) => number): Costs => {
+  const cached = work.costs.get(count)
+  if (cached !== undefined) return cached
+  const size = work.size
+  const { parent } = work
+  const own = new Float64Array(size)
+  const exact = new Uint8Array(size)
+  const sum = new Float64Array(size)
+  const open = new Int32Array(size)
+  const lazy = lazyCounters.has(count)
+  const typePieces = new Map<string, number>()
+  // own costs in pre-order (the order the nodes were visited in, kinder to memory), then sums bottom-up
+  for (let i = 0; i < size; i++) {
+    if (lazy) {
+      own[i] = ownLowerBound(work, i, typePieces)
+      open[i] = 1
+    } else {
+      own[i] = ownCost(work, count, i)
+      exact[i] = 1
+    }
+  }
+  for (let i = size - 1; i >= 0; i--) {
+    sum[i]! += own[i]!
+    const up = parent[i]!
+    if (up >= 0) {
+      sum[up]! += sum[i]!
+      open[up]! += open[i]!
+    }
+  }
+  const costs: Costs = { own, exact, sum, open, after: new Float64Array(size).fill(Number.NaN) }
+  work.costs.set(count, costs)
   return costs
+}
+
+/** The exact cost of working node `i` compacted (its line and extra lines), counted once per working tree. */
+const afterCost = (work: Work, costs: Costs, count: (text: string) => number, i: number): number => {
+  let after = costs.after[i]!
+  if (Number.isNaN(after)) {
+    after = nodeCost(count, compacted(work.src[i]!, work.kind[i] === ANCESTOR, work.hidden[i]!), work.depth[i]!)
+    costs.after[i] = after
+  }
+  return after
 }
 
 const sortedCandidates = (work: Work): Array<number> => {
@@ -379,40 +449,74 @@ const sortedCandidates = (work: Work): Array<number> => {
 /** The plan that changes nothing (render reads missing entries as "not collapsed, keep all"). */
 const unchanged: Plan = { collapsed: new Uint8Array(0), keep: new Int32Array(0) }
 
+/**
+ * Plans compaction and windowing for one budget. Token decisions are made on lower bounds while they settle the
+ * question (a view whose bound is over the budget is over it; a collapse whose bound saves tokens saves them) and
+ * otherwise on exact counts of the lines involved, which are counted then; so the plan is the one a planner that
+ * counted every line up front would make. Each count it triggers is bounded by the budget in question, since every
+ * uncounted line is bounded by at least one token.
+ */
 const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: string) => number) | undefined): Plan => {
   const size = work.size
   const { childCount, depth, desc, parent, pinnedIn, src, underPin } = work
   let nodes = size
-  let tokens = 0
   const withTokens = count !== undefined && maxTokens < Infinity
-  let costs: Float64Array | undefined
-  if (withTokens) {
-    costs = work.costs.get(count!)
-    if (costs === undefined) {
-      costs = subtreeCosts(work, count!)
-      work.costs.set(count!, costs)
-    }
-    tokens = costs[0]!
-  }
-  const over = () => nodes > maxNodes || tokens > maxTokens
-  if (!over()) return unchanged
+  const costs = withTokens ? costsFor(work, count!) : undefined
+  // Token state of the view being planned: `cur[i]` is the cost of what node i shows (a lower bound while
+  // `curOpen[i] > 0` of its shown nodes are uncounted); `cur[0]` is the whole view.
+  const cur = costs !== undefined ? Float64Array.from(costs.sum) : new Float64Array(1)
+  const curOpen = costs !== undefined ? Int32Array.from(costs.open) : new Int32Array(1)
   const collapsed = new Uint8Array(size)
+  const removed = new Uint8Array(size)
+
+  /** Counts node j's own cost, correcting the bounds of the working tree and of the view up to the first removed
+   * node (a removed subtree is not part of its ancestors' view). */
+  const resolve = (j: number): void => {
+    const exact = ownCost(work, count!, j)
+    const delta = exact - costs!.own[j]!
+    costs!.own[j] = exact
+    costs!.exact[j] = 1
+    for (let up = j; up >= 0; up = parent[up]!) {
+      costs!.sum[up]! += delta
+      costs!.open[up]! -= 1
+    }
+    for (let up = j; up >= 0; up = parent[up]!) {
+      cur[up]! += delta
+      curOpen[up]! -= 1
+      if (removed[up] === 1) break
+    }
+  }
+  /** Counts every uncounted node shown under `i` (collapsed nodes are exact, removed children are skipped), so
+   * `cur[i]` becomes exact. Called only when `cur[i]` is within a budget, so it counts at most that many lines. */
+  const resolveShown = (i: number): void => {
+    if (curOpen[i] === 0) return
+    if (costs!.exact[i] === 0) resolve(i)
+    const end = i + desc[i]!
+    for (let c = i + 1; c <= end && curOpen[i]! > 0; c += desc[c]! + 1) {
+      if (removed[c] === 0 && collapsed[c] === 0) resolveShown(c)
+    }
+  }
+  const over = (): boolean => {
+    if (nodes > maxNodes) return true
+    if (!withTokens || cur[0]! > maxTokens) return withTokens
+    resolveShown(0)
+    return cur[0]! > maxTokens
+  }
+  if (!over()) return unchanged
   const keep = new Int32Array(size).fill(-1)
   const curDesc = Int32Array.from(desc)
-  const curCost = costs !== undefined ? Float64Array.from(costs) : undefined
-  const removed = new Uint8Array(size)
   const isHidden = (i: number): boolean => {
     if (removed[i] === 1) return true
     for (let up = parent[i]!; up >= 0; up = parent[up]!) if (collapsed[up] === 1 || removed[up] === 1) return true
     return false
   }
-  const subtract = (from: number, removedNodes: number, removedTokens: number) => {
+  const subtract = (from: number, removedNodes: number, removedTokens: number, removedOpen: number) => {
     for (let up = from; up >= 0; up = parent[up]!) {
       curDesc[up]! -= removedNodes
-      if (curCost !== undefined) curCost[up]! -= removedTokens
+      cur[up]! -= removedTokens
+      curOpen[up]! -= removedOpen
     }
     nodes -= removedNodes
-    tokens -= removedTokens
   }
 
   // Compact: SLOP's candidates and score; heed skips pinned subtrees and ancestors of pinned nodes.
@@ -421,13 +525,18 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
     if (isHidden(i)) continue
     const removedNodes = curDesc[i]!
     let removedTokens = 0
-    if (curCost !== undefined) {
-      const after = nodeCost(count!, compacted(src[i]!, work.kind[i] === ANCESTOR, work.hidden[i]!), depth[i]!)
-      removedTokens = curCost[i]! - after
-      if (removedTokens <= 0 && nodes <= maxNodes) continue
+    if (withTokens) {
+      const after = afterCost(work, costs!, count!, i)
+      if (nodes <= maxNodes) {
+        // collapse only when it saves tokens: decided on the bound when it already exceeds `after`
+        if (cur[i]! <= after) resolveShown(i)
+        if (cur[i]! <= after) continue
+      }
+      removedTokens = cur[i]! - after
     }
     collapsed[i] = 1
-    subtract(i, removedNodes, removedTokens)
+    // the collapsed node now shows `after`, counted exactly: its uncounted nodes leave the view
+    subtract(i, removedNodes, removedTokens, curOpen[i]!)
   }
   if (!over()) return { collapsed, keep }
 
@@ -464,19 +573,27 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
     if (withTokens) {
       const total = totalChildrenOf(src[i]!)
       const showing = unitCost(count!, `(showing ${total} of ${total})`, depth[i]! + 1)
-      tokens += showing
-      if (curCost !== undefined) for (let up = i; up >= 0; up = parent[up]!) curCost[up]! += showing
+      for (let up = i; up >= 0; up = parent[up]!) cur[up]! += showing
     }
     while (kept > 0 && over()) {
       const k = list[--kept]!
       removed[k] = 1
-      subtract(i, curDesc[k]! + 1, curCost !== undefined ? curCost[k]! : 0)
+      subtract(i, curDesc[k]! + 1, cur[k]!, curOpen[k]!)
     }
     keep[i] = kept
     trimmed.push(i)
   }
   // Refill: a trimmed list may have dropped a large child that overshot the budget; give back, in list order,
   // the children that still fit, starting with the last list trimmed.
+  const fits = (k: number, addNodes: number): boolean => {
+    if (nodes + addNodes > maxNodes) return false
+    if (!withTokens) return true
+    // bounds first: the view and the child cost at least `cur`
+    if (cur[0]! + cur[k]! > maxTokens) return false
+    resolveShown(0)
+    resolveShown(k)
+    return cur[0]! + cur[k]! <= maxTokens
+  }
   for (let t = trimmed.length - 1; t >= 0; t--) {
     const i = trimmed[t]!
     if (isHidden(i)) continue
@@ -485,10 +602,9 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
     while (kept < list.length) {
       const k = list[kept]!
       const addNodes = curDesc[k]! + 1
-      const addTokens = curCost !== undefined ? curCost[k]! : 0
-      if (nodes + addNodes > maxNodes || tokens + addTokens > maxTokens) break
+      if (!fits(k, addNodes)) break
       removed[k] = 0
-      subtract(i, -addNodes, -addTokens)
+      subtract(i, -addNodes, -cur[k]!, -curOpen[k]!)
       kept++
     }
     keep[i] = kept === list.length ? -1 : kept

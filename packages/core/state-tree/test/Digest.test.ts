@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { countO200k } from "@heed/schema"
+import * as fc from "fast-check"
 import { Digest, Render } from "../src/index.ts"
-import { leaves, n } from "./fixtures.ts"
+import type { Node } from "../src/Node.ts"
+import { arbitraryTree, leaves, n } from "./fixtures.ts"
 
 const tree = n(
   "root",
@@ -93,5 +95,39 @@ describe("Digest.make", () => {
     const digest = Digest.make(big, { max_tokens: 300 })
     assert.isAtMost(countO200k(Render.text(digest)), 300)
     assert.isAbove(digest.children!.length, 5)
+  })
+
+  it("property: the bounded top-k of max_nodes equals the first max_nodes of the fully sorted digest", () => {
+    const urgencies = [undefined, "low", "medium", "high", "critical"] as const
+    // decorate random trees with urgency, focus and changed (many ties, to exercise tree-order tie breaking)
+    const decorate = (node: Node, seed: number): Node => {
+      const salience = node.meta?.salience
+      const meta = {
+        ...node.meta,
+        ...(salience !== undefined ? { salience: Math.round(salience * 4) / 4 } : {}),
+        ...(urgencies[seed % 5] !== undefined ? { urgency: urgencies[seed % 5] } : {}),
+        ...(seed % 3 === 0 ? { focus: true } : {}),
+        ...(seed % 4 === 0 ? { changed: true } : {})
+      }
+      const out: { -readonly [K in keyof Node]: Node[K] } = { ...node, meta }
+      if (node.children) out.children = node.children.map((child, i) => decorate(child, seed * 7 + i + 1))
+      return out
+    }
+    fc.assert(
+      fc.property(
+        arbitraryTree(5),
+        fc.nat(),
+        fc.integer({ min: 0, max: 12 }),
+        fc.constantFrom(0, 0.5, 0.7),
+        (t, seed, k, min) => {
+          const tree = decorate(t, seed)
+          const all = Digest.make(tree, { min_salience: min }).children!
+          const top = Digest.make(tree, { min_salience: min, max_nodes: k })
+          assert.deepStrictEqual(top.children, all.slice(0, k))
+          if (all.length > k) assert.include(top.meta!.summary!, `showing ${k} of ${all.length} salient nodes`)
+        }
+      ),
+      { numRuns: 500 }
+    )
   })
 })

@@ -90,6 +90,49 @@ describe("Patch.diff", () => {
   })
 })
 
+describe("Patch.diff fast paths", () => {
+  it("property: shared subtrees and fully distinct copies give the same ops", () => {
+    fc.assert(
+      fc.property(arbitraryTree(), arbitraryTree(), (a, b) => {
+        const ops = Patch.diff(a, b)
+        assert.deepStrictEqual(Patch.diff(structuredClone(a), structuredClone(b)), ops)
+        assert.deepStrictEqual(Patch.diff(a, structuredClone(a)), [])
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("property: equals agrees with comparing key-sorted JSON", () => {
+    const canonical = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(canonical)
+        : typeof value === "object" && value !== null
+          ? Object.fromEntries(
+              Object.entries(value)
+                .filter(([, v]) => v !== undefined)
+                .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+                .map(([key, v]) => [key, canonical(v)])
+            )
+          : value
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.constantFrom(0, 1, "a", "b", true, null, undefined),
+        fc.array(tie("value"), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom("k", "l", "m"), tie("value"), { maxKeys: 3 })
+      )
+    })).value
+    fc.assert(
+      fc.property(json, json, (a, b) => {
+        const expected = JSON.stringify(canonical(a)) === JSON.stringify(canonical(b))
+        assert.strictEqual(Patch.equals(a, b), expected)
+        assert.isTrue(Patch.equals(a, structuredClone(a)))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})
+
 describe("Patch.apply", () => {
   it("does not modify its input and shares untouched subtrees", () => {
     const untouched = n("keep", [n("deep")])

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { countO200k } from "@heed/schema"
 import * as fc from "fast-check"
 import { Node, Pipeline, Render } from "../src/index.ts"
+import { lazyCounters, o200kWordPieces } from "../src/internal/lowerBound.ts"
 import type { Node as NodeT } from "../src/Node.ts"
 import { arbitraryTree, leaves, n } from "./fixtures.ts"
 
@@ -461,6 +462,92 @@ describe("Pipeline: max_tokens properties", () => {
         assert.strictEqual(out.id, "root")
       })
     )
+  })
+})
+
+describe("Pipeline: lazy o200k counting (fast path)", () => {
+  it("the word-piece bound never exceeds the o200k count, alone or as the [type] id of a rendered line", () => {
+    const text = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 40 }),
+      fc.stringMatching(/^[a-zA-Z0-9' _.:/-]{0,40}$/),
+      // letters, digits, apostrophes, a combining mark, an Arabic digit, a no-break space, separators
+      fc
+        .array(fc.constantFrom("a", "Z", "0", "9", "'", "\u00e9", "\u0301", "\u0663", "\u00a0", " ", "-"), {
+          maxLength: 20
+        })
+        .map((chars) => chars.join(""))
+    )
+    fc.assert(
+      fc.property(text, (s) => {
+        assert.isAtMost(o200kWordPieces(s), countO200k(s), JSON.stringify(s))
+      }),
+      { numRuns: 3000 }
+    )
+    fc.assert(
+      fc.property(
+        text,
+        text.filter((s) => s.length > 0),
+        fc.nat({ max: 6 }),
+        (type, id, depth) => {
+          const unit = `${"  ".repeat(depth)}${Render.line({ id, type, properties: { label: "x" } })}\n`
+          assert.isAtMost(o200kWordPieces(type) + o200kWordPieces(id), countO200k(unit), JSON.stringify(unit))
+        }
+      ),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("counts exactly on ASCII words: letter runs, digits in threes", () => {
+    assert.strictEqual(o200kWordPieces("[item] r-0-1-2345"), 1 + 1 + 1 + 1 + 2)
+    assert.strictEqual(o200kWordPieces("abc123def"), 3)
+    assert.strictEqual(o200kWordPieces("don't caf\u00e9 \u2014"), 2)
+  })
+
+  it("gives the same view as counting every line up front (property)", () => {
+    fc.assert(
+      fc.property(
+        arbitraryTree(5),
+        fc.integer({ min: 0, max: 500 }),
+        fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+        fc.boolean(),
+        (tree, budget, maxNodes, depth, min, keep) => {
+          const request: Pipeline.Request = {
+            max_tokens: budget,
+            ...(maxNodes !== undefined ? { max_nodes: maxNodes } : {}),
+            ...(depth !== undefined ? { depth } : {}),
+            ...(min !== undefined ? { filter: { min_salience: min, keep_ancestors: keep } } : {})
+          }
+          // fresh copies: working trees and their costs are cached per tree object
+          const lazy = Pipeline.optimize(structuredClone(tree), request)
+          lazyCounters.delete(countO200k)
+          try {
+            const eager = Pipeline.optimize(structuredClone(tree), request)
+            assert.deepStrictEqual(lazy, eager)
+          } finally {
+            lazyCounters.add(countO200k)
+          }
+          // and a second request on the same tree object, with counts cached by the first, agrees too
+          const shared = structuredClone(tree)
+          Pipeline.optimize(shared, { ...request, max_tokens: budget * 2 + 50 })
+          assert.deepStrictEqual(Pipeline.optimize(shared, request), lazy)
+        }
+      ),
+      { numRuns: 400 }
+    )
+  })
+
+  it("on a wide tree the view still uses most of the budget and fits it", () => {
+    const wide = n(
+      "root",
+      Array.from({ length: 60 }, (_, i) =>
+        n(`section-${i}`, leaves(`s${i}-item-`, 30, (i % 10) / 10), { salience: (i % 7) / 7 })
+      )
+    )
+    const tokens = countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: 800 })))
+    assert.isAtMost(tokens, 800)
+    assert.isAtLeast(tokens, 640)
   })
 })
 
