@@ -152,7 +152,8 @@ export const run = async (suite: string, cases: ReadonlyArray<Case>, options: Ru
 }
 
 /**
- * Reports untimed figures (token counts, bytes, ratios) as their own rows.
+ * Reports figures as their own rows: untimed ones (token counts, bytes, ratios) with `samples: 0`, or timings a
+ * bench measured itself (e.g. ticks of a simulation), passing `samples`, `mean_ms`, `p50_ms` and `p99_ms` as figures.
  *
  * @category running
  * @since 0.1.0

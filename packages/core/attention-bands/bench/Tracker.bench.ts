@@ -90,7 +90,7 @@ record("attention-bands: 100k targets, 1%/s stimulated, tick every 5 s, one simu
   {
     name: "tick (dueTargets + markPolled), steady-state hour",
     figures: {
-      ticks: tickMs.length,
+      samples: tickMs.length,
       mean_ms: round(tickMs.reduce((sum, ms) => sum + ms, 0) / tickMs.length),
       p50_ms: round(quantile(sortedTicks, 0.5)),
       p99_ms: round(quantile(sortedTicks, 0.99)),
@@ -101,7 +101,7 @@ record("attention-bands: 100k targets, 1%/s stimulated, tick every 5 s, one simu
   },
   {
     name: "first tick (all 100k never polled)",
-    figures: { ticks: 1, p50_ms: round(firstTickMs), due_per_tick: firstTickDue }
+    figures: { samples: 1, p50_ms: round(firstTickMs), due_per_tick: firstTickDue }
   },
   {
     name: "memory after one simulated hour",
