@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { TokenCounter } from "@heed/schema"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -77,13 +78,14 @@ export interface WriteResponse {
 }
 
 /**
- * A search hit: the entry (full or list form) and its lexical `similarity` in `[0, 1]`.
+ * A search hit, as upstream returns it: the entry itself (full or list form) with its lexical `similarity` in
+ * `[0, 1]` added as a field.
  *
  * @category models
  * @since 0.1.0
  */
 export interface SearchHit {
-  readonly entry: Record<string, unknown>
+  readonly [key: string]: unknown
   readonly similarity: number
 }
 
@@ -148,7 +150,11 @@ export interface AwarenessShape {
  * (default 300): a cached briefing older than this is rebuilt even if nothing changed.
  *
  * The owner's time zone is the `timezone` preference (`set_preference({ key: "timezone", value: "Europe/Berlin" })`)
- * when set, else `timezone` here, else UTC.
+ * when set, else `timezone` here, else UTC. An unknown `timezone` here makes building the layer die with a
+ * `Collator.CollatorInputError` defect (a configuration mistake).
+ *
+ * The token budget is counted with `countTokens` when given, else with `@heed/schema`'s `TokenCounter` when the
+ * environment provides one (an optional service: the layer still requires only `Store`), else with o200k.
  *
  * @category models
  * @since 0.1.0
@@ -245,6 +251,29 @@ const numberParam = (params: Params, name: string): Effect.Effect<number | undef
     return invalid(name, `${name} must be a finite number`, { value })
   return Effect.succeed(value)
 }
+
+/**
+ * `suppress_alert`'s level: upstream's `level`, or `suppress_level` (the name the entry stores it under) as an
+ * alias. Both may be given only with the same value.
+ */
+const suppressLevelParam = (params: Params): Effect.Effect<"warning" | "critical", AwarenessError> =>
+  Effect.gen(function* () {
+    const levels = ["warning", "critical"] as const
+    const given = (name: string) => params[name] !== undefined && params[name] !== null
+    const level = given("level") ? yield* enumParam(params, "level", levels) : undefined
+    const alias = given("suppress_level") ? yield* enumParam(params, "suppress_level", levels) : undefined
+    if (level !== undefined && alias !== undefined && level !== alias) {
+      return yield* invalid(
+        "suppress_level",
+        `level and suppress_level disagree ("${level}" vs "${alias}"): give one`,
+        {
+          value: alias,
+          valid: [...levels]
+        }
+      )
+    }
+    return level ?? alias ?? "warning"
+  })
 
 const objectParam = (
   params: Params,
@@ -385,6 +414,20 @@ const uuid = Effect.gen(function* () {
 const make = (options: AwarenessOptions) =>
   Effect.gen(function* () {
     const store = yield* Store
+    if (options.timezone !== undefined && !isTimeZone(options.timezone)) {
+      // A configuration mistake, not a runtime condition: building the layer dies with a clear, typed defect.
+      return yield* Effect.die(
+        new Collator.CollatorInputError({
+          param: "timezone",
+          message: `timezone must be an IANA time zone such as "Europe/Berlin" (got ${JSON.stringify(options.timezone)})`
+        })
+      )
+    }
+    // The budget is counted with @heed/schema's TokenCounter when one is provided (an optional service: the layer
+    // still requires only Store); an explicit `countTokens` option wins; the collator's default is o200k.
+    const counter = yield* Effect.serviceOption(TokenCounter)
+    const countTokens =
+      options.countTokens ?? (Option.isSome(counter) ? (text: string) => counter.value.count(text) : undefined)
     const cache = yield* Ref.make(Option.none<Cached>())
     const lock = yield* Semaphore.make(1)
     const maxAgeMs = (options.max_cache_age_sec ?? 300) * 1000
@@ -651,7 +694,7 @@ const make = (options: AwarenessOptions) =>
       const source = (yield* optionalString(params, "source")) ?? ""
       const tags = yield* tagsParam(params)
       const metric = (yield* optionalString(params, "metric")) ?? null
-      const level = yield* enumParam(params, "level", ["warning", "critical"], "warning")
+      const level = yield* suppressLevelParam(params)
       const duration = yield* intParam(params, "duration_minutes", 60, 1)
       const override = yield* boolParam(params, "escalation_override", true)
       const reason = yield* stringWithDefault(params, "reason", "")
@@ -860,7 +903,12 @@ const make = (options: AwarenessOptions) =>
       Effect.gen(function* () {
         const version = yield* store.version
         const loaded = yield* loadSnapshot(nowMs)
-        const collatorOptions: Collator.Options = { ...options, timezone: loaded.timezone, staleness_sec: 0 }
+        const collatorOptions: Collator.Options = {
+          ...options,
+          timezone: loaded.timezone,
+          staleness_sec: 0,
+          ...(countTokens === undefined ? {} : { countTokens })
+        }
         let snapshot = loaded.snapshot
         let result = Collator.generate(snapshot, new Date(nowMs), collatorOptions)
         const claimed = new Set<string>()
@@ -1212,7 +1260,7 @@ const make = (options: AwarenessOptions) =>
         }
         if (score > 0) {
           hits.push({
-            entry: mode === "list" ? listView(entry) : fullView(entry, false),
+            ...(mode === "list" ? listView(entry) : fullView(entry, false)),
             similarity: Math.round((score / terms.length) * 1000) / 1000
           })
         }

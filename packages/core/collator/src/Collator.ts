@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import { countO200k, toCompactJson } from "@heed/schema"
+import * as Schema from "effect/Schema"
 import type { Briefing, Evaluation, FiredIntention, SourceGroup, SourceLine, UpcomingItem } from "./Briefing.ts"
 import type { Entry, Level } from "./Entry.ts"
 import { severityRank } from "./Entry.ts"
@@ -48,7 +49,8 @@ export interface InhibitRule {
 }
 
 /**
- * Token budgets: `all_clear` (default 200) applies when nothing needs attention, `issues` (default 500) otherwise.
+ * Token budgets, exclusive (the briefing stays strictly under them): `all_clear` (default 200) applies when nothing
+ * needs attention, `issues` (default 500) otherwise.
  *
  * @category models
  * @since 0.1.0
@@ -62,9 +64,10 @@ export interface Budget {
  * Options for {@link generate}.
  *
  * - `upcoming_horizon_minutes` (default 60): intentions due within this horizon populate `upcoming`.
- * - `timezone` (default `"UTC"`): the owner's IANA zone for pattern conditions and time windows.
+ * - `timezone` (default `"UTC"`): the owner's IANA zone for pattern conditions and time windows; an unknown zone
+ *   throws {@link CollatorInputError}.
  * - `countTokens` (default o200k): counts the compact JSON of the briefing.
- * - `budget`: token budgets (200 all clear, 500 with issues).
+ * - `budget`: exclusive token budgets (under 200 all clear, under 500 with issues).
  * - `inhibit_rules` (default none): see {@link InhibitRule}.
  * - `flap_threshold` (default 4) state changes within `flap_window_minutes` (default 60) mark an alert flapping:
  *   it keeps firing through short resolutions instead of toggling the briefing.
@@ -106,6 +109,37 @@ export interface Result {
   readonly fired: ReadonlyArray<Entry>
   readonly tokens: number
   readonly valid_until: string | null
+}
+
+/**
+ * Thrown (synchronously) by {@link generate}, {@link isSuppressed} and {@link matchesPattern} when the caller's own
+ * arguments are invalid: `now` is not a valid `Date`, or `timezone` is not an IANA time zone. `param` names the
+ * argument. Bad entries in the snapshot never throw: they are skipped or never match.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class CollatorInputError extends Schema.TaggedError<CollatorInputError>()("CollatorInputError", {
+  param: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Validates the caller's `now` and `timezone`; returns `now` in milliseconds. */
+const checkInput = (now: Date, timezone: string | undefined): number => {
+  const nowMs = now instanceof Date ? now.getTime() : Number.NaN
+  if (!Number.isFinite(nowMs)) {
+    throw new CollatorInputError({
+      param: "now",
+      message: `now must be a valid Date (got ${now instanceof Date ? "an invalid Date" : typeof now})`
+    })
+  }
+  if (timezone !== undefined && (typeof timezone !== "string" || !isTimeZone(timezone))) {
+    throw new CollatorInputError({
+      param: "timezone",
+      message: `timezone must be an IANA time zone such as "Europe/Berlin" (got ${JSON.stringify(timezone)})`
+    })
+  }
+  return nowMs
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -435,7 +469,8 @@ const isActiveSuppression = (suppression: Suppression, now: number, zone: ZoneCa
  * Upstream's `is_suppressed`, with heed's recurring windows: the first matching active suppression decides. A
  * matching suppression mutes the alert unless `escalation_override` is on and the alert's level ranks above
  * `suppress_level` (so `suppress_level: "critical"` mutes every level). Expired, deleted and out-of-window
- * suppressions are ignored.
+ * suppressions are ignored. Throws {@link CollatorInputError} when `now` is an invalid `Date` or `timezone` is
+ * unknown.
  *
  * @category predicates
  * @since 0.1.0
@@ -446,7 +481,7 @@ export const isSuppressed = (
   now: Date,
   options: { readonly timezone?: string } = {}
 ): boolean => {
-  const nowMs = now.getTime()
+  const nowMs = checkInput(now, options.timezone)
   const zone = makeZoneCache(nowMs, options.timezone ?? "UTC")
   const parsed = toAlert(alert)
   const list: Array<Suppression> = []
@@ -584,8 +619,12 @@ interface Pattern {
 
 const toPattern = (entry: Entry): Pattern => {
   const data = dataOf(entry)
-  const conditions = (typeof data.conditions === "object" && data.conditions !== null ? data.conditions : {}) as Data
-  const valid = validateConditions(conditions) === undefined
+  // Conditions that are not an object (a string, number, boolean or array) make the pattern invalid: it never
+  // matches. Missing conditions (`undefined` or `null`) are empty.
+  const valid = validateConditions(data.conditions) === undefined
+  const conditions = (
+    valid && typeof data.conditions === "object" && data.conditions !== null ? data.conditions : {}
+  ) as Data
   const day = conditions.day_of_week
   const allEffectWords = words(str(data.effect) ?? "")
   return {
@@ -703,6 +742,8 @@ const hasAllWords = (alert: Alert, list: ReadonlyArray<string>): boolean => {
  * malformed condition never matches. With structural matchers (`alert_id` glob, `metric`, `tags`, `level`) those
  * decide; otherwise the effect text decides: every effect word (split on `_`, `-` and punctuation, stop words
  * removed) must occur in the alert's id, type, metric or message, or the effect must name the alert's id or metric.
+ * Conditions that are not an object (a string, number, boolean or array) never match. Throws
+ * {@link CollatorInputError} when `now` is an invalid `Date` or `timezone` is unknown.
  *
  * @category predicates
  * @since 0.1.0
@@ -713,7 +754,7 @@ export const matchesPattern = (
   now: Date,
   options: { readonly timezone?: string } = {}
 ): boolean => {
-  const nowMs = now.getTime()
+  const nowMs = checkInput(now, options.timezone)
   const zone = makeZoneCache(nowMs, options.timezone ?? "UTC")
   const parsed = toAlert(alert)
   return patterns.some((entry) => isLive(entry, nowMs) && patternMatches(toPattern(entry), parsed, zone))
@@ -786,22 +827,40 @@ const prefix = (status: string): string => (status === "critical" ? "CRITICAL" :
 /**
  * Upstream's `compose_mention`: for each source with a headline `"CRITICAL: h"`, `"STALE: h"` or `"FYI: h"`, then
  * each upcoming summary, then `"INTENTION: goal"`, joined with single spaces. heed adds group lines
- * (`"FYI: h (3 sources: a, b, c)"`) and marks re-surfaced headlines `"(suppression expired)"`.
+ * (`"FYI: h (3 sources: a, b, c)"`) and marks re-surfaced headlines `"(suppression expired)"`. A group whose
+ * sources are all listed in `sources` with the group's headline is mentioned once, as its group line, where its
+ * first source would be; a group whose sources have different headlines is mentioned source by source; a group
+ * whose sources were folded away (not all listed) is mentioned as its group line after the sources.
  *
  * @category rendering
  * @since 0.1.0
  */
 export const composeMention = (input: MentionInput): string => {
+  const groupLine = (group: SourceGroup) =>
+    `${prefix(group.status)}: ${group.headline} (${group.count} sources: ${names(group.sources, undefined)}${group.count > group.sources.length ? ", …" : ""})`
+  const collapsed = new Map<string, SourceGroup>()
+  const detailed = new Set<SourceGroup>()
+  for (const group of input.groups ?? []) {
+    const lines = group.sources.map((name) => input.sources[name])
+    if (group.count > group.sources.length || lines.some((line) => line === undefined)) continue
+    detailed.add(group)
+    if (lines.every((line) => line?.headline === group.headline && line.resurfaced !== true)) {
+      for (const name of group.sources) collapsed.set(name, group)
+    }
+  }
   const parts: Array<string> = []
-  for (const line of Object.values(input.sources)) {
+  const mentioned = new Set<SourceGroup>()
+  for (const [name, line] of Object.entries(input.sources)) {
     if (line.headline === undefined) continue
+    const group = collapsed.get(name)
+    if (group !== undefined) {
+      if (!mentioned.has(group)) parts.push(groupLine(group))
+      mentioned.add(group)
+      continue
+    }
     parts.push(`${prefix(line.status)}: ${line.headline}${line.resurfaced === true ? " (suppression expired)" : ""}`)
   }
-  for (const group of input.groups ?? []) {
-    parts.push(
-      `${prefix(group.status)}: ${group.headline} (${group.count} sources: ${names(group.sources, undefined)}${group.count > group.sources.length ? ", …" : ""})`
-    )
-  }
+  for (const group of input.groups ?? []) if (!detailed.has(group)) parts.push(groupLine(group))
   for (const item of input.upcoming) parts.push(item.summary)
   for (const intention of input.fired_intentions ?? []) parts.push(`INTENTION: ${intention.goal}`)
   return parts.join(" ")
@@ -831,6 +890,8 @@ interface Limits {
   readonly maxUpcoming: number
   readonly listOk: boolean
   readonly summaryChars: number | undefined
+  /** Whether sources with the same problem fold into their group line (`false`: each keeps its own line). */
+  readonly fold: boolean
 }
 
 const statusOrder: Record<SourceLine["status"], number> = { critical: 0, stale: 1, warning: 2, info: 3, ok: 4 }
@@ -888,8 +949,16 @@ const minute = 60_000
  * ttl_sec`) makes the source `stale` and skips its alerts. Otherwise each unresolved alert (or resolved but
  * flapping one) is checked, then dropped when suppressed, explained by a pattern, inhibited or acknowledged; what is
  * left surfaces, most severe first. Pending or snoozed intentions whose `deliver_at` has passed fire; those due
- * within the horizon are `upcoming`. The briefing is then rendered within the token budget: ok sources fold into
- * `ok_sources`, the least severe lines into `omitted`, and intentions that do not fit stay pending.
+ * within the horizon are `upcoming`.
+ *
+ * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 500 with issues, or
+ * `options.budget`). Every source keeps its own line (with `groups` added on top for sources sharing a problem)
+ * whenever that fits; otherwise ok sources fold into `ok_sources`, sources with the same problem fold into their
+ * group line, and the least severe lines into `omitted`. Critical sources win space before fired intentions:
+ * intentions are trimmed (they stay pending) before critical detail is dropped.
+ *
+ * **Errors** Throws {@link CollatorInputError} when `now` is an invalid `Date` (`param: "now"`) or
+ * `options.timezone` is not an IANA time zone (`param: "timezone"`). Malformed entries never throw.
  *
  * **Example** (An all-clear briefing)
  *
@@ -907,7 +976,7 @@ const minute = 60_000
  * @since 0.1.0
  */
 export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): Result => {
-  const nowMs = now.getTime()
+  const nowMs = checkInput(now, options.timezone)
   const timezone = options.timezone ?? "UTC"
   const zone = makeZoneCache(nowMs, timezone)
   const countTokens = options.countTokens ?? countO200k
@@ -1241,21 +1310,38 @@ const toSourceLine = (line: Line, textChars: number | undefined): SourceLine => 
 type Item = { readonly lines: ReadonlyArray<Line>; readonly status: SourceLine["status"]; readonly weight: number }
 
 interface Prepared {
+  /** Groups of sources with the same problem (folded) and single lines, most severe first. */
   readonly items: ReadonlyArray<Item>
+  /** Every problem line on its own, most severe first. */
+  readonly lineItems: ReadonlyArray<Item>
+  /** The groups with more than one source. */
+  readonly multi: ReadonlyArray<Item>
   readonly okLines: ReadonlyArray<Line>
   readonly names: Readonly<Record<"critical" | "warning" | "info" | "stale", ReadonlyArray<string>>>
 }
+
+const byStatusThenWeight = (a: Item, b: Item) => statusOrder[a.status] - statusOrder[b.status] || b.weight - a.weight
 
 /** Ranks what needs attention once: groups of sources with the same problem and single lines, most severe first. */
 const prepare = (model: Model): Prepared => {
   const problems = model.lines.filter((line) => line.status !== "ok")
   const byKey = groupBy(problems, (line) => line.groupKey ?? `\u0001${line.source}`)
   const items: Array<Item> = []
+  const multi: Array<Item> = []
   for (const lines of byKey.values()) {
     const first = lines[0] as Line
-    items.push({ lines, status: first.status, weight: lines.length > 1 ? lines.length : first.alertCount })
+    const item = { lines, status: first.status, weight: lines.length > 1 ? lines.length : first.alertCount }
+    items.push(item)
+    if (lines.length > 1) multi.push(item)
   }
-  items.sort((a, b) => statusOrder[a.status] - statusOrder[b.status] || b.weight - a.weight)
+  items.sort(byStatusThenWeight)
+  multi.sort(byStatusThenWeight)
+  const lineItems =
+    multi.length === 0
+      ? items
+      : problems
+          .map((line) => ({ lines: [line], status: line.status, weight: line.alertCount }))
+          .sort(byStatusThenWeight)
   const names = {
     critical: [] as Array<string>,
     warning: [] as Array<string>,
@@ -1263,7 +1349,7 @@ const prepare = (model: Model): Prepared => {
     stale: [] as Array<string>
   }
   for (const line of problems) names[line.status as keyof typeof names].push(line.source)
-  return { items, okLines: model.lines.filter((line) => line.status === "ok"), names }
+  return { items, lineItems, multi, okLines: model.lines.filter((line) => line.status === "ok"), names }
 }
 
 const render = (
@@ -1272,30 +1358,33 @@ const render = (
   attention: boolean,
   limits: Limits
 ): { briefing: Briefing; fired: Array<Entry> } => {
-  const shownItems = prepared.items.slice(0, limits.detailed)
+  const all = limits.fold ? prepared.items : prepared.lineItems
+  const shownItems = all.slice(0, limits.detailed)
   const omittedCounts: Record<string, number> = {}
-  for (let i = limits.detailed; i < prepared.items.length; i++) {
-    const item = prepared.items[i] as Item
+  for (let i = limits.detailed; i < all.length; i++) {
+    const item = all[i] as Item
     omittedCounts[item.status] = (omittedCounts[item.status] ?? 0) + item.lines.length
   }
   const groups: Array<SourceGroup> = []
   const singles: Array<Line> = []
-  for (const item of shownItems) {
+  const toGroup = (item: Item, maxNames: number | undefined): SourceGroup => {
     const first = item.lines[0] as Line
-    if (item.lines.length === 1) {
-      singles.push(first)
-      continue
-    }
-    groups.push({
+    return {
       status: first.status,
       headline: cut(first.headline ?? "", limits.textChars),
-      sources: item.lines.slice(0, limits.maxNames ?? item.lines.length).map((line) => line.source),
+      sources: item.lines.slice(0, maxNames ?? item.lines.length).map((line) => line.source),
       count: item.lines.length,
       drill_down: "awareness://alerts"
-    })
+    }
   }
+  for (const item of shownItems) {
+    if (item.lines.length === 1) singles.push(item.lines[0] as Line)
+    else groups.push(toGroup(item, limits.maxNames))
+  }
+  // Unfolded, every source keeps its own line and the groups are added on top (the caller shows every line then).
+  if (!limits.fold) for (const item of prepared.multi) groups.push(toGroup(item, undefined))
   const sources: Record<string, SourceLine> = {}
-  if (limits.listOk && limits.detailed >= prepared.items.length) {
+  if (limits.listOk && limits.detailed >= all.length) {
     // Everything fits: upstream's order (by source name).
     const single = new Set(singles)
     for (const line of model.lines) {
@@ -1388,8 +1477,12 @@ const fit = (
   budget: number,
   countTokens: (text: string) => number
 ): { briefing: Briefing; fired: Array<Entry>; tokens: number } => {
+  // Budgets are exclusive: a briefing stays under its budget (at most budget - 1 tokens).
+  const limit = budget - 1
   const prepared = prepare(model)
   const items = prepared.items.length
+  const lineCount = prepared.lineItems.length
+  const okCount = prepared.okLines.length
   const measure = (limits: Limits) => {
     const out = render(model, prepared, attention, limits)
     const json = toCompactJson(out.briefing)
@@ -1399,50 +1492,93 @@ const fit = (
   }
   // Every source line or group costs well over 5 tokens, so more than budget / 5 of them cannot fit.
   const maxLines = Math.floor(budget / 5)
-  if (items + prepared.okLines.length <= maxLines) {
+  if (lineCount + okCount <= maxLines) {
     const full = measure({
-      detailed: items,
+      detailed: lineCount,
       textChars: undefined,
       maxNames: undefined,
       maxIntentions: model.due.length,
       maxUpcoming: model.upcoming.length,
       listOk: true,
-      summaryChars: undefined
+      summaryChars: undefined,
+      fold: false
     })
-    if (full.tokens <= budget) return full
+    if (full.tokens <= limit) return full
   }
-  const steps: ReadonlyArray<Omit<Limits, "detailed">> = [
+  type Step = Omit<Limits, "detailed" | "fold">
+  const steps: ReadonlyArray<Step> = [
     { textChars: 200, maxNames: 5, maxIntentions: 10, maxUpcoming: 10, listOk: true, summaryChars: 400 },
     { textChars: 120, maxNames: 3, maxIntentions: 5, maxUpcoming: 5, listOk: false, summaryChars: 300 },
     { textChars: 80, maxNames: 3, maxIntentions: 3, maxUpcoming: 3, listOk: false, summaryChars: 200 },
     { textChars: 50, maxNames: 2, maxIntentions: 1, maxUpcoming: 1, listOk: false, summaryChars: 150 }
   ]
-  for (const step of steps) {
-    if (step.listOk && prepared.okLines.length > maxLines) continue
-    const at = (detailed: number) => measure({ ...step, detailed })
+  type Found = { readonly result: ReturnType<typeof measure>; readonly k: number }
+  /** The most detailed (folded) items that fit with the step's limits, or `undefined` if even none fit. */
+  const search = (step: Step): Found | undefined => {
+    const at = (detailed: number) => measure({ ...step, detailed, fold: true })
     let best = at(0)
-    if (best.tokens > budget) continue
+    if (best.tokens > limit) return undefined
     const hi = Math.min(items, maxLines)
-    if (hi === 0) return best
+    if (hi === 0) return { result: best, k: 0 }
     const top = at(hi)
-    if (top.tokens <= budget) return top
+    if (top.tokens <= limit) return { result: top, k: hi }
     // Interpolate from the two ends, then walk to the largest count that fits.
     const perItem = Math.max(1, (Math.min(top.tokens, budget * 16) - best.tokens) / hi)
-    let k = Math.min(hi - 1, Math.max(1, Math.floor((budget - best.tokens) / perItem)))
+    let k = Math.min(hi - 1, Math.max(1, Math.floor((limit - best.tokens) / perItem)))
     let trial = at(k)
-    while (trial.tokens > budget && k > 1) {
-      k = Math.max(1, k - Math.max(1, Math.ceil((trial.tokens - budget) / perItem)))
+    while (trial.tokens > limit && k > 1) {
+      k = Math.max(1, k - Math.max(1, Math.ceil((trial.tokens - limit) / perItem)))
       trial = at(k)
     }
-    if (trial.tokens > budget) return best
+    if (trial.tokens > limit) return { result: best, k: 0 }
     best = trial
     for (let up = 0; up < 3 && k + 1 < hi; up++) {
       const next = at(k + 1)
-      if (next.tokens > budget) break
+      if (next.tokens > limit) break
       best = next
       k++
     }
-    return best
+    return { result: best, k }
+  }
+  // Critical sources win space before intentions: the most severe items come first, so detailing fewer than the
+  // critical items means intentions took their space.
+  let criticalItems = 0
+  for (const item of prepared.items) if (item.status === "critical") criticalItems++
+  for (const step of steps) {
+    if (step.listOk && okCount > maxLines) continue
+    // Each source keeps its own line, with the groups on top, whenever all of them fit; folding is the fallback.
+    if (prepared.multi.length > 0 && lineCount + (step.listOk ? okCount : 0) <= maxLines) {
+      const unfolded = measure({ ...step, detailed: lineCount, fold: false })
+      if (unfolded.tokens <= limit) return unfolded
+    }
+    const found = search(step)
+    if (found === undefined) continue
+    const intentions = Math.min(step.maxIntentions, model.due.length)
+    if (found.k < criticalItems && intentions > 0) {
+      // Trim intentions (they stay pending) until the critical items that fit without any are detailed.
+      const without = search({ ...step, maxIntentions: 0 })
+      if (without !== undefined && without.k > found.k) {
+        // Even without intentions the critical items overflow: they get all the space.
+        if (without.k < criticalItems) return without.result
+        // Otherwise keep the most intentions that leave every critical item detailed (fewer intentions never
+        // detail fewer items, so a binary search finds it).
+        let best = without
+        let low = 1
+        let high = intentions - 1
+        while (low <= high) {
+          const m = (low + high) >> 1
+          const trial = search({ ...step, maxIntentions: m })
+          if (trial !== undefined && trial.k >= criticalItems) {
+            best = trial
+            low = m + 1
+          } else {
+            high = m - 1
+          }
+        }
+        return best.result
+      }
+    }
+    return found.result
   }
   // Last resort: counts only.
   return measure({
@@ -1452,6 +1588,7 @@ const fit = (
     maxIntentions: 0,
     maxUpcoming: 0,
     listOk: false,
-    summaryChars: 100
+    summaryChars: 100,
+    fold: true
   })
 }

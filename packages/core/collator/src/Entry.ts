@@ -2,17 +2,38 @@
  * Awareness entries: mcp-awareness's envelope (`id, type, source, tags, created, updated, expires, deleted, data,
  * logical_key`) and one `data` schema per entry type, with upstream's field names and defaults.
  *
- * Timestamps are ISO 8601 strings, as upstream's JSON shapes have them.
+ * Timestamps are ISO 8601 strings, as upstream's JSON shapes have them; the schemas check that each one names a real
+ * instant ({@link IsoTimestamp}).
  *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { parseIso } from "./internal/time.ts"
 
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
   schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+const isoShape = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/
+
+/**
+ * An ISO 8601 timestamp string that names a real instant: a date (`2026-03-19`) or a date and time with optional
+ * seconds, fraction and offset (`2026-03-19T15:00:00Z`, `2026-03-19T16:00:00.5+01:00`; without an offset it is
+ * UTC). Anything else (`"yesterday"`, `"soon"`, `"2026-13-45T00:00:00Z"`) is rejected with a message naming the
+ * expected shape.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const IsoTimestamp = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    isoShape.test(text) && parseIso(text) !== undefined
+      ? undefined
+      : `expected an ISO 8601 timestamp such as "2026-03-19T15:00:00Z", got ${JSON.stringify(text)}`
+  )
+).annotate({ identifier: "IsoTimestamp" })
 
 /**
  * Every entry type upstream knows: `status, alert, pattern, suppression, context, preference, note, intention,
@@ -149,8 +170,8 @@ export const AlertData = Schema.Struct({
   value: Schema.optionalKey(Schema.Finite),
   threshold: Schema.optionalKey(Schema.Finite),
   labels: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
-  state_changes: Schema.optionalKey(Schema.Array(Schema.String)),
-  acknowledged_at: Schema.optionalKey(Schema.String)
+  state_changes: Schema.optionalKey(Schema.Array(IsoTimestamp)),
+  acknowledged_at: Schema.optionalKey(IsoTimestamp)
 })
 
 /**
@@ -248,7 +269,7 @@ export type PreferenceData = typeof PreferenceData.Type
  * @category schemas
  * @since 0.1.0
  */
-export const ChangelogEntry = Schema.Struct({ updated: Schema.String, changed: JsonObject })
+export const ChangelogEntry = Schema.Struct({ updated: IsoTimestamp, changed: JsonObject })
 
 /**
  * One changelog record.
@@ -292,7 +313,7 @@ export type NoteData = typeof NoteData.Type
 export const IntentionData = Schema.Struct({
   goal: Schema.String,
   state: withDefault(IntentionState, "pending"),
-  deliver_at: Schema.optionalKey(Schema.String),
+  deliver_at: Schema.optionalKey(IsoTimestamp),
   constraints: Schema.optionalKey(Schema.String),
   urgency: withDefault(Schema.Literals(["low", "normal", "high"]), "normal"),
   recurrence: Schema.optionalKey(Schema.String),
@@ -314,10 +335,10 @@ const envelope = Schema.Struct({
   type: EntryType,
   source: Schema.String,
   tags: withDefault(Schema.Array(Schema.String), []),
-  created: Schema.String,
-  updated: withDefault(Schema.NullOr(Schema.String), null),
-  expires: withDefault(Schema.NullOr(Schema.String), null),
-  deleted: withDefault(Schema.NullOr(Schema.String), null),
+  created: IsoTimestamp,
+  updated: withDefault(Schema.NullOr(IsoTimestamp), null),
+  expires: withDefault(Schema.NullOr(IsoTimestamp), null),
+  deleted: withDefault(Schema.NullOr(IsoTimestamp), null),
   data: withDefault(JsonObject, {}),
   logical_key: Schema.optionalKey(Schema.NullOr(Schema.String))
 }).annotate({ identifier: "Entry" })

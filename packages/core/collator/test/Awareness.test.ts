@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { TokenCounter } from "@heed/schema"
+import { Effect, Exit, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, type AwarenessError, Store, StoreError } from "../src/index.ts"
+import { Awareness, type AwarenessError, Collator, Store, StoreError } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -668,10 +669,13 @@ describe("Awareness: knowledge and maintenance", () => {
       yield* awareness.remember({ source: "s", tags: [], description: "Nothing here" })
       const hits = yield* awareness.search({ query: "backup nightly" })
       assert.lengthOf(hits, 2)
+      // Upstream's shape: each hit is the entry itself with a `similarity` field.
       assert.strictEqual(
-        (head(hits).entry as { data: { description: string } }).data.description,
+        (head(hits) as unknown as { data: { description: string } }).data.description,
         "The NAS backup runs nightly"
       )
+      assert.strictEqual(head(hits).type, "note")
+      assert.notProperty(head(hits), "entry")
       assert.isAbove(hits[0]?.similarity ?? 0, hits[1]?.similarity ?? 0)
       const limited = yield* awareness.search({ query: "backup", limit: 1, mode: "list" })
       assert.lengthOf(limited, 1)
@@ -711,5 +715,118 @@ describe("Awareness: store failures", () => {
       const read = yield* failure(awareness.getBriefing())
       assert.strictEqual(read.code, "unavailable")
     }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(failing))))
+  )
+})
+
+describe("Awareness: audit fixes", () => {
+  it.effect("suppress_alert accepts suppress_level as an alias of level", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.suppressAlert({ source: "nas", suppress_level: "critical", duration_minutes: 60 })
+      const store = yield* Store
+      const [suppression] = yield* store.query({ types: ["suppression"] })
+      assert.strictEqual(suppression?.data.suppress_level, "critical")
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "down",
+        level: "critical",
+        alert_type: "threshold",
+        message: "NAS down"
+      })
+      const briefing = yield* awareness.getBriefing()
+      assert.strictEqual(briefing.evaluation.suppressed, 1)
+      assert.isFalse(briefing.attention_needed)
+      const conflict = yield* failure(
+        awareness.suppressAlert({ source: "nas", level: "warning", suppress_level: "critical" })
+      )
+      assert.strictEqual(conflict.code, "invalid_parameter")
+      assert.strictEqual(conflict.param, "suppress_level")
+      const bad = yield* failure(awareness.suppressAlert({ source: "nas", suppress_level: "loud" }))
+      assert.strictEqual(bad.param, "suppress_level")
+      assert.deepStrictEqual(bad.valid, ["warning", "critical"])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("learn_pattern rejects conditions that are not an object with a structured error", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      for (const conditions of ["friday", 42, true, ["day_of_week"]]) {
+        const error = yield* failure(awareness.learnPattern({ source: "nas", tags: [], description: "d", conditions }))
+        assert.strictEqual(error.code, "invalid_parameter")
+        assert.strictEqual(error.param, "conditions")
+      }
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("set_preference rejects an unknown timezone with a structured error", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const error = yield* failure(awareness.setPreference({ key: "timezone", value: "Mars/Olympus" }))
+      assert.strictEqual(error.code, "invalid_parameter")
+      assert.strictEqual(error.param, "value")
+      assert.include(error.message, "IANA")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("an unknown timezone option is rejected when the layer is built", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        Effect.scoped(
+          Layer.build(Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.layerMemory)))
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "Mars/Olympus")
+      const ok = yield* Effect.exit(
+        Effect.scoped(
+          Layer.build(Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.layerMemory)))
+        )
+      )
+      assert.isTrue(Exit.isSuccess(ok))
+    })
+  )
+
+  const alertOnce = Effect.gen(function* () {
+    const awareness = yield* setup
+    yield* awareness.reportAlert({
+      source: "nas",
+      tags: [],
+      alert_id: "cpu",
+      level: "warning",
+      alert_type: "threshold",
+      message: "CPU at 97%"
+    })
+    return yield* awareness.getBriefing()
+  })
+
+  it.effect("the briefing budget is counted with a provided TokenCounter", () =>
+    Effect.gen(function* () {
+      const calls: Array<string> = []
+      const counter = TokenCounter.of({
+        encoding: "approximate",
+        safetyFactor: 1,
+        count: (text) => {
+          calls.push(text)
+          return Math.ceil(text.length / 4)
+        },
+        countJson: (value) => Math.ceil(JSON.stringify(value).length / 4)
+      })
+      const briefing = yield* alertOnce.pipe(Effect.provide(TestLayer), Effect.provideService(TokenCounter, counter))
+      assert.isTrue(briefing.attention_needed)
+      assert.isAbove(calls.length, 0)
+      assert.isTrue(calls.every((text) => text.startsWith("{")))
+    })
+  )
+
+  it.effect("without a TokenCounter the budget defaults to o200k (Awareness.layer needs only Store)", () =>
+    Effect.gen(function* () {
+      const briefing = yield* alertOnce.pipe(Effect.provide(TestLayer))
+      assert.strictEqual(briefing.sources.nas?.status, "warning")
+      // The layer's requirements are exactly Store (a type-level check).
+      const layer: Layer.Layer<Awareness, never, Store> = Awareness.layer
+      assert.isDefined(layer)
+      assert.isDefined(Collator.generate)
+    })
   )
 })

@@ -422,7 +422,7 @@ describe("Collator.generate: the seed's example briefings", () => {
       upcoming: [],
       attention_needed: false
     })
-    assert.isAtMost(countO200k(toCompactJson(briefing)), 200)
+    assert.isBelow(countO200k(toCompactJson(briefing)), 200)
   })
 
   it("qBittorrent stopped + calendar, field for field (summary and mention from upstream's templates)", () => {
@@ -493,7 +493,7 @@ describe("Collator.generate: the seed's example briefings", () => {
       "FYI: Q3 planning with Sarah in 40 min — 3 unresolved items from last thread " +
         "FYI: qBittorrent stopped — should always be running Q3 planning — leave in 25 min (traffic +15 min)"
     )
-    assert.isAtMost(countO200k(toCompactJson(briefing)), 500)
+    assert.isBelow(countO200k(toCompactJson(briefing)), 500)
   })
 })
 
@@ -598,7 +598,7 @@ describe("Collator.generate: better than upstream", () => {
     assert.strictEqual(none.sources.nas?.alerts, 2)
   })
 
-  it("grouping: sources with the same problem share one line", () => {
+  it("grouping: sources with the same problem share one group line, on top of their own lines", () => {
     const { briefing } = Collator.generate(
       snapshot({
         alerts: ["host-a", "host-b", "host-c"].map((host) =>
@@ -617,7 +617,10 @@ describe("Collator.generate: better than upstream", () => {
         drill_down: "awareness://alerts"
       }
     ])
-    assert.deepStrictEqual(Object.keys(briefing.sources), ["db"])
+    // Each source keeps its own line; the group is added on top (folding happens only when the budget forces it).
+    assert.deepStrictEqual(Object.keys(briefing.sources), ["db", "host-a", "host-b", "host-c"])
+    assert.strictEqual(briefing.sources["host-b"]?.drill_down, "awareness://alerts/host-b")
+    assert.strictEqual(briefing.sources["host-b"]?.headline, "Clock drift over 2s")
     assert.strictEqual(briefing.summary, "3 warning on host-a, host-b, host-c.")
     assert.strictEqual(briefing.suggested_mention, "FYI: Clock drift over 2s (3 sources: host-a, host-b, host-c)")
   })
@@ -713,7 +716,7 @@ describe("Collator.generate: token budget", () => {
   it("an all-clear briefing over 1,000 sources stays under 200 tokens", () => {
     const statuses = Array.from({ length: 1000 }, (_, i) => status(`host-${i}`))
     const result = Collator.generate(snapshot({ statuses }), NOW)
-    assert.isAtMost(result.tokens, 200)
+    assert.isBelow(result.tokens, 200)
     assert.strictEqual(result.tokens, countO200k(toCompactJson(result.briefing)))
     assert.strictEqual(result.briefing.ok_sources, 1000)
     assert.strictEqual(result.briefing.summary, "All clear across 1000 sources.")
@@ -727,7 +730,7 @@ describe("Collator.generate: token budget", () => {
       ...many(5, (i) => alert(`crit-${i}`, `c${i}`, "critical", `Critical failure ${i}`))
     ]
     const result = Collator.generate(snapshot({ alerts }), NOW)
-    assert.isAtMost(result.tokens, 500)
+    assert.isBelow(result.tokens, 500)
     const shown = Object.values(result.briefing.sources)
     assert.isTrue(shown.slice(0, 5).every((line) => line.status === "critical"))
     const omitted = result.briefing.omitted?.sources ?? {}
@@ -742,7 +745,7 @@ describe("Collator.generate: token budget", () => {
       alert(`node-${i}`, "ntp_drift", "warning", "Clock drift over 2s")
     )
     const result = Collator.generate(snapshot({ alerts }), NOW)
-    assert.isAtMost(result.tokens, 500)
+    assert.isBelow(result.tokens, 500)
     assert.strictEqual(result.briefing.groups?.length, 1)
     assert.strictEqual(result.briefing.groups?.[0]?.count, 500)
     assert.isAtMost(result.briefing.groups?.[0]?.sources.length ?? 0, 5)
@@ -754,7 +757,7 @@ describe("Collator.generate: token budget", () => {
       intention(`Reminder ${i}: ${"a long goal text that takes tokens ".repeat(4)}`, { deliverIn: -60 })
     )
     const result = Collator.generate(snapshot({ intentions }), NOW)
-    assert.isAtMost(result.tokens, 500)
+    assert.isBelow(result.tokens, 500)
     assert.isBelow(result.fired.length, 50)
     assert.isAbove(result.fired.length, 0)
     assert.strictEqual(result.briefing.fired_intentions?.length, result.fired.length)
@@ -763,7 +766,7 @@ describe("Collator.generate: token budget", () => {
 
   it("huge headlines are cut to fit", () => {
     const result = Collator.generate(snapshot({ alerts: [alert("nas", "x", "warning", "word ".repeat(5000))] }), NOW)
-    assert.isAtMost(result.tokens, 500)
+    assert.isBelow(result.tokens, 500)
     assert.strictEqual(result.briefing.sources.nas?.status, "warning")
   })
 })
@@ -888,7 +891,7 @@ describe("Collator.generate: properties", () => {
         const { briefing, tokens } = Collator.generate(snap, NOW)
         const counted = countO200k(toCompactJson(briefing))
         assert.strictEqual(tokens, counted)
-        assert.isAtMost(counted, briefing.attention_needed ? 500 : 200)
+        assert.isBelow(counted, briefing.attention_needed ? 500 : 200)
       }),
       { numRuns: 60 }
     )
@@ -913,5 +916,132 @@ describe("Collator.generate: properties", () => {
       }),
       { numRuns: 60 }
     )
+  })
+})
+
+describe("Collator.generate: grouping keeps every source's own line", () => {
+  it("two sources with the same alert_id keep their own headline and drill-down, with a group on top", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        statuses: [status("ci")],
+        alerts: [
+          alert("nas1", "cpu", "warning", "CPU high on nas1"),
+          alert("nas2", "cpu", "warning", "CPU high on nas2")
+        ]
+      }),
+      NOW
+    )
+    assert.deepStrictEqual(Object.keys(briefing.sources).sort(), ["ci", "nas1", "nas2"])
+    assert.strictEqual(briefing.sources.nas1?.headline, "CPU high on nas1")
+    assert.strictEqual(briefing.sources.nas2?.headline, "CPU high on nas2")
+    assert.strictEqual(briefing.sources.nas1?.drill_down, "awareness://alerts/nas1")
+    assert.strictEqual(briefing.sources.nas2?.drill_down, "awareness://alerts/nas2")
+    assert.strictEqual(briefing.groups?.length, 1)
+    assert.deepStrictEqual(briefing.groups?.[0]?.sources, ["nas1", "nas2"])
+    assert.strictEqual(briefing.suggested_mention, "FYI: CPU high on nas1 FYI: CPU high on nas2")
+  })
+
+  it("sources fold into groups only when the budget forces it", () => {
+    const alerts = Array.from({ length: 300 }, (_, i) =>
+      alert(`node-${i}`, "ntp_drift", "warning", "Clock drift over 2s")
+    )
+    const { briefing, tokens } = Collator.generate(snapshot({ alerts }), NOW)
+    assert.isBelow(tokens, 500)
+    assert.strictEqual(briefing.groups?.[0]?.count, 300)
+    assert.isBelow(Object.keys(briefing.sources).length, 300)
+  })
+})
+
+describe("Collator.generate: critical sources win space before intentions", () => {
+  const crowded = (intentions: number, goal: string) =>
+    snapshot({
+      alerts: [
+        ...Array.from({ length: 3 }, (_, i) => alert(`crit-${i}`, `c${i}`, "critical", `Critical failure ${i}`)),
+        ...Array.from({ length: 2000 }, (_, i) => alert(`warn-${i}`, `w${i}`, "warning", `Warning ${i}`))
+      ],
+      intentions: Array.from({ length: intentions }, (_, i) => intention(`${goal} ${i}`, { deliverIn: -60 }))
+    })
+
+  for (const goal of ["short", "Reminder medium text here", "x ".repeat(60)]) {
+    for (const count of [10, 8]) {
+      it(`3 critical + 2,000 warnings + ${count} due intentions (${goal.length}-char goals): every critical source is detailed`, () => {
+        const { briefing, fired, tokens } = Collator.generate(crowded(count, goal), NOW)
+        assert.isBelow(tokens, 500)
+        for (let i = 0; i < 3; i++) {
+          assert.strictEqual(briefing.sources[`crit-${i}`]?.status, "critical")
+          assert.include(briefing.suggested_mention ?? "", `CRITICAL: Critical failure ${i}`)
+        }
+        // Intentions that did not fit stay pending.
+        assert.strictEqual(briefing.pending_intentions, count - fired.length)
+        assert.strictEqual(briefing.fired_intentions?.length ?? 0, fired.length)
+      })
+    }
+  }
+})
+
+describe("Collator.generate: budgets are strict (under 200 / under 500)", () => {
+  it("43 mixed alerts give fewer than 500 tokens", () => {
+    const alerts = Array.from({ length: 43 }, (_, i) =>
+      alert(`s${i}`, `a${i}`, i % 7 === 0 ? "critical" : "warning", `Problem ${i} `.repeat(1 + (i % 4)))
+    )
+    const { briefing, tokens } = Collator.generate(snapshot({ alerts }), NOW)
+    assert.isBelow(tokens, 500)
+    assert.isBelow(countO200k(toCompactJson(briefing)), 500)
+  })
+
+  it("an explicit budget is an exclusive upper bound", () => {
+    for (const issues of [200, 333, 400]) {
+      const alerts = Array.from({ length: 60 }, (_, i) => alert(`s${i}`, `a${i}`, "warning", `Problem ${i} `.repeat(3)))
+      const { tokens } = Collator.generate(snapshot({ alerts }), NOW, { budget: { issues } })
+      assert.isBelow(tokens, issues)
+    }
+  })
+})
+
+describe("Collator: malformed pattern conditions never match", () => {
+  for (const conditions of ["friday", 42, true, ["day_of_week"]]) {
+    it(`conditions ${JSON.stringify(conditions)} never match, in matchesPattern and generate`, () => {
+      const cpu = alert("nas", "cpu_high", "warning", "CPU high")
+      const bad = pattern({ effect: "cpu_high" })
+      const malformed = { ...bad, data: { ...bad.data, conditions } }
+      assert.isFalse(Collator.matchesPattern(cpu, [malformed], NOW))
+      const { briefing } = Collator.generate(snapshot({ alerts: [cpu], patterns: [malformed] }), NOW)
+      assert.strictEqual(briefing.evaluation.pattern_matched, 0)
+      assert.strictEqual(briefing.sources.nas?.status, "warning")
+      assert.isDefined(Collator.validateConditions(conditions))
+    })
+  }
+})
+
+describe("Collator.generate: invalid input fails with CollatorInputError", () => {
+  it("an invalid Date names `now`", () => {
+    try {
+      Collator.generate(snapshot(), new Date("nope"))
+      assert.fail("expected a CollatorInputError")
+    } catch (error) {
+      assert.instanceOf(error, Collator.CollatorInputError)
+      assert.strictEqual((error as Collator.CollatorInputError)._tag, "CollatorInputError")
+      assert.strictEqual((error as Collator.CollatorInputError).param, "now")
+      assert.include((error as Collator.CollatorInputError).message, "now")
+    }
+  })
+
+  it("an unknown timezone names `timezone`", () => {
+    try {
+      Collator.generate(snapshot(), NOW, { timezone: "Mars/Olympus" })
+      assert.fail("expected a CollatorInputError")
+    } catch (error) {
+      assert.instanceOf(error, Collator.CollatorInputError)
+      assert.strictEqual((error as Collator.CollatorInputError).param, "timezone")
+      assert.include((error as Collator.CollatorInputError).message, "Mars/Olympus")
+    }
+    // A valid zone still works.
+    assert.isFalse(Collator.generate(snapshot(), NOW, { timezone: "Europe/Berlin" }).briefing.attention_needed)
+  })
+
+  it("isSuppressed and matchesPattern reject an invalid Date and an unknown timezone too", () => {
+    const cpu = alert("nas", "cpu_high", "warning", "CPU high")
+    assert.throws(() => Collator.isSuppressed(cpu, [], new Date(Number.NaN)), /now/)
+    assert.throws(() => Collator.matchesPattern(cpu, [], NOW, { timezone: "Nowhere/Land" }), /timezone/)
   })
 })

@@ -63,3 +63,46 @@ describe("Entry", () => {
     assert.strictEqual(Entry.severityRank, severityRank)
   })
 })
+
+describe("Entry: timestamps are ISO 8601 instants", () => {
+  const base = { id: "a1", type: "note", source: "s", data: { description: "d" } }
+
+  it("accepts ISO 8601 timestamps (UTC, offset, fraction, naive, date only)", () => {
+    for (const created of [
+      "2026-03-19T15:00:00Z",
+      "2026-03-19T15:00:00.123Z",
+      "2026-03-19T16:00:00+01:00",
+      "2026-03-19T15:00:00",
+      "2026-03-19"
+    ]) {
+      const entry = Schema.decodeUnknownSync(Entry)({ ...base, created, updated: created, expires: null })
+      assert.strictEqual(entry.created, created)
+    }
+  })
+
+  it("rejects created, updated, expires and deleted that are not timestamps, with a clear message", () => {
+    for (const field of ["created", "updated", "expires", "deleted"]) {
+      const input = { created: "2026-03-19T15:00:00Z", ...base, [field]: "yesterday" }
+      const result = Schema.decodeUnknownExit(Entry)(input)
+      assert.isTrue(result._tag === "Failure", field)
+      assert.include(String(result._tag === "Failure" ? result.cause : ""), "ISO 8601")
+    }
+    assert.isTrue(Schema.decodeUnknownExit(Entry)({ ...base, created: "2026-13-45T00:00:00Z" })._tag === "Failure")
+    assert.isTrue(Schema.decodeUnknownExit(Entry)({ ...base, created: "March 19, 2026" })._tag === "Failure")
+  })
+
+  it("rejects deliver_at, acknowledged_at, state_changes and changelog times that are not timestamps", () => {
+    assert.isTrue(Schema.decodeUnknownExit(Entry.IntentionData)({ goal: "g", deliver_at: "soon" })._tag === "Failure")
+    assert.strictEqual(
+      Schema.decodeUnknownSync(Entry.IntentionData)({ goal: "g", deliver_at: "2026-03-19T15:25:00Z" }).deliver_at,
+      "2026-03-19T15:25:00Z"
+    )
+    const alert = { alert_id: "a", level: "warning", message: "m" }
+    assert.isTrue(Schema.decodeUnknownExit(Entry.AlertData)({ ...alert, acknowledged_at: "now" })._tag === "Failure")
+    assert.isTrue(Schema.decodeUnknownExit(Entry.AlertData)({ ...alert, state_changes: ["later"] })._tag === "Failure")
+    assert.isTrue(
+      Schema.decodeUnknownExit(Entry.NoteData)({ description: "d", changelog: [{ updated: "x", changed: {} }] })
+        ._tag === "Failure"
+    )
+  })
+})
