@@ -153,7 +153,8 @@ export interface Consumer {
 
 /**
  * Starts a consumer on a connection, reading its messages in a fiber of the current scope. On a version gap it
- * resubscribes with the same request and id, and the mirror restarts from the new snapshot.
+ * resubscribes with the same request and id, once: patches of that subscription are ignored until the fresh
+ * snapshot arrives, and the mirror restarts from it.
  *
  * @category constructors
  * @since 0.1.0
@@ -164,6 +165,8 @@ export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope
     const hello = yield* Deferred.make<Message.Hello>()
     const waiting = new Map<string, Deferred.Deferred<Message.Outbound, ConsumerError>>()
     const requests = new Map<string, Message.Subscribe>()
+    // subscriptions resubscribed after a gap and still waiting for their fresh snapshot
+    const resyncing = new Set<string>()
     const events: Array<Message.Event> = []
     let counter = 0
     let resubscriptions = 0
@@ -201,17 +204,25 @@ export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope
           case "error":
             if (message.id !== undefined && requests.has(message.id)) {
               requests.delete(message.id)
+              resyncing.delete(message.id)
               view.drop(message.id)
             }
             return settle(message.id, message)
           case "snapshot":
-            if (requests.has(message.id)) view.apply(message)
+            if (requests.has(message.id)) {
+              resyncing.delete(message.id)
+              view.apply(message)
+            }
             return settle(message.id, message)
           case "patch": {
-            if (!requests.has(message.subscription)) return Effect.void
+            const id = message.subscription
+            if (!requests.has(id)) return Effect.void
+            // patches that arrive between the resubscribe and its snapshot are stale: one resubscribe is enough
+            if (resyncing.has(id)) return Effect.void
             if (view.apply(message) !== "gap") return Effect.void
+            resyncing.add(id)
             resubscriptions++
-            return transport.send(requests.get(message.subscription)!)
+            return transport.send(requests.get(id)!)
           }
         }
       })
@@ -249,6 +260,7 @@ export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope
       unsubscribe: (id) =>
         Effect.suspend(() => {
           requests.delete(id)
+          resyncing.delete(id)
           view.drop(id)
           return transport.send({ type: "unsubscribe", id })
         }),

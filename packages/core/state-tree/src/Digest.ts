@@ -6,12 +6,14 @@
  */
 import { countO200k } from "@heed/schema"
 import type { Node, NodeMeta } from "./Node.ts"
-import { totalChildrenOf } from "./Node.ts"
+import { parsePath, totalChildrenOf } from "./Node.ts"
 import * as Render from "./Render.ts"
 
 /**
  * Digest options: `min_salience` (default `0.7`) selects nodes; `max_nodes` caps the entries under the root;
- * `max_tokens` caps the rendered text (counted by `countTokens`, o200k by default).
+ * `max_tokens` caps the rendered text (counted by `countTokens`, o200k by default); `path` is the SLOP path of the
+ * digested node when it is not the app's root (e.g. `"/inbox"`), so that entries' `meta.path` stay valid for
+ * drill-down queries (default `"/"`).
  *
  * @category models
  * @since 0.1.0
@@ -21,6 +23,7 @@ export interface Options {
   readonly max_nodes?: number | undefined
   readonly max_tokens?: number | undefined
   readonly countTokens?: ((text: string) => number) | undefined
+  readonly path?: string | undefined
 }
 
 /**
@@ -60,9 +63,14 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  *
  * - Entries: every node other than the root whose salience (missing = `0.5`) is at least `min_salience`, or whose
  *   urgency is `high` or `critical`, from anywhere in the tree, ordered by {@link compare} (ties keep tree order).
- * - Each entry is the node without its children, `meta.path` set to its SLOP path and `meta.total_children` to its
- *   child count when it has children, so the consumer can drill in with a query.
- * - At most `max_nodes` entries; with `max_tokens`, entries are added while the rendered digest fits.
+ * - Each entry is the node without its children, `meta.path` set to its SLOP path (prefixed with `options.path`)
+ *   and `meta.total_children` to its child count when it has children, so the consumer can drill in with a query.
+ * - Entry ids are unique under the digest root, so patches between digests apply cleanly: when two entries share
+ *   an id (`/deploy/status`, `/db/status`), the more important keeps it and the other gets one made from its path
+ *   (`db.status`, then `-2`, `-3`, … if that is taken too). `meta.path` always names the real node.
+ * - At most `max_nodes` entries; with `max_tokens`, entries are taken most important first while the rendered
+ *   digest fits (an entry that does not fit is skipped, so a smaller, less important one may still be shown), and
+ *   the result is measured exactly.
  * - The summary counts critical and high items and changed nodes, e.g.
  *   `"2 critical items, 5 changes since last check"`, and says how many were left out.
  *
@@ -84,8 +92,9 @@ export const make = (tree: Node, options: Options = {}): Node => {
   // the sort keys of the last kept entry, once the array is full
   let worstRank = -1
   let worstSalience = -Infinity
-  const ids: Array<string> = []
-  const pathOf = (id: string) => (ids.length === 0 ? `/${id}` : `/${ids.join("/")}/${id}`)
+  // the ids from the app root to the node being walked (starting with `options.path`)
+  const trail: Array<string> = options.path === undefined ? [] : [...parsePath(options.path)]
+  const pathOf = (id: string) => (trail.length === 0 ? `/${id}` : `/${trail.join("/")}/${id}`)
   const offer = (node: Node, rank: number, salience: number) => {
     salient++
     if (!bounded) {
@@ -137,19 +146,15 @@ export const make = (tree: Node, options: Options = {}): Node => {
       } else if (0.5 >= min) offer(child, 0, 0.5)
       const grandchildren = child.children
       if (grandchildren && grandchildren.length > 0) {
-        ids.push(child.id)
+        trail.push(child.id)
         walk(child)
-        ids.pop()
+        trail.pop()
       }
     }
   }
   walk(tree)
   let order = picked.map((_, i) => i)
   if (!bounded) order.sort((a, b) => compare(picked[a]!, picked[b]!) || a - b)
-  if (order.length > limit) order = order.slice(0, limit)
-  const entries: Array<Node> = []
-  const count = options.max_tokens !== undefined ? (options.countTokens ?? countO200k) : undefined
-  let tokens = 0
   const summaryOf = (shown: number): string => {
     const parts: Array<string> = []
     if (critical > 0) parts.push(plural(critical, "critical item", "critical items"))
@@ -158,25 +163,149 @@ export const make = (tree: Node, options: Options = {}): Node => {
     if (shown < salient) parts.push(`showing ${shown} of ${salient} salient nodes`)
     return parts.join(", ")
   }
-  if (count !== undefined) tokens = count(Render.line(root(summaryOf(0), []))) + 16
-  for (let r = 0; r < order.length; r++) {
-    const i = order[r]!
-    const entry = flatten(picked[i]!, pickedPaths[i]!)
-    if (count !== undefined) {
-      let cost = count(Render.line(entry)) + 3
-      for (const extra of Render.extraLines(entry)) cost += count(extra) + 3
-      if (tokens + cost > options.max_tokens!) continue
-      tokens += cost
-    }
-    entries.push(entry)
+  if (options.max_tokens === undefined) {
+    if (order.length > limit) order = order.slice(0, limit)
+    const candidates = order.map((i) => picked[i]!)
+    const paths = order.map((i) => pickedPaths[i]!)
+    const ids = uniqueIds(candidates, paths)
+    return root(
+      summaryOf(candidates.length),
+      candidates.map((node, r) => flatten(node, paths[r]!, ids[r]!))
+    )
   }
-  if (count !== undefined) {
-    // Exact check on the rendered text; drop the last entries until it fits.
-    while (entries.length > 0 && count(Render.text(root(summaryOf(entries.length), entries))) > options.max_tokens!) {
-      entries.pop()
+  const candidates = order.map((i) => picked[i]!)
+  const paths = order.map((i) => pickedPaths[i]!)
+  const ids = uniqueIds(candidates, paths)
+  return fill(
+    candidates.map((node, r) => () => flatten(node, paths[r]!, ids[r]!)),
+    limit,
+    options.max_tokens,
+    options.countTokens ?? countO200k,
+    summaryOf
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Unique entry ids: entries come from different parents, and patch paths find children by id, so two entries with
+// the same id would make patches land on the wrong one. The first (most important) keeps its id; a later one whose
+// id is taken gets an id made from its path (`/db/status` → `db.status`), with `-2`, `-3`, … when that is taken too.
+// An entry's id depends only on the entries before it, so a digest cut short by `max_nodes` has the same ids as the
+// first entries of the full digest.
+
+const uniqueIds = (nodes: ReadonlyArray<Node>, paths: ReadonlyArray<string>): Array<string> => {
+  const used = new Set<string>()
+  const out: Array<string> = []
+  for (let r = 0; r < nodes.length; r++) {
+    let id = nodes[r]!.id
+    if (used.has(id)) {
+      const base = paths[r]!.split("/")
+        .filter((segment) => segment !== "")
+        .join(".")
+      id = base
+      for (let k = 2; used.has(id); k++) id = `${base}-${k}`
+    }
+    used.add(id)
+    out.push(id)
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// max_tokens: fill the budget most-important-first. Each line is costed as a unit with its indentation and newline
+// (exact for o200k up to the last line's missing newline); entries that do not fit are skipped, so a smaller, less
+// important one may still be shown. The rendered digest is then measured exactly: entries are dropped from the end
+// while it is over, and skipped entries that the measured slack may still hold are tried one by one.
+
+/** Consecutive entries that do not fit before the search for smaller ones stops. */
+const MAX_MISSES = 64
+/** Exact tries of skipped entries near the budget. */
+const MAX_TRIES = 16
+
+const fill = (
+  entries: ReadonlyArray<() => Node>,
+  limit: number,
+  maxTokens: number,
+  count: (text: string) => number,
+  summaryOf: (shown: number) => string
+): Node => {
+  const built: Array<Node | undefined> = []
+  const entryAt = (r: number): Node => {
+    let entry = built[r]
+    if (entry === undefined) {
+      entry = entries[r]!()
+      built[r] = entry
+    }
+    return entry
+  }
+  const costs: Array<number> = []
+  const costAt = (r: number): number => {
+    let cost = costs[r]
+    if (cost === undefined) {
+      const entry = entryAt(r)
+      cost = count(`  ${Render.line(entry)}\n`)
+      for (const extra of Render.extraLines(entry)) cost += count(`    ${extra}\n`)
+      costs[r] = cost
+    }
+    return cost
+  }
+  const rootCosts = new Map<number, number>()
+  const rootCost = (shown: number): number => {
+    let cost = rootCosts.get(shown)
+    if (cost === undefined) {
+      cost = count(`${Render.line(root(summaryOf(shown), []))}\n`)
+      rootCosts.set(shown, cost)
+    }
+    return cost
+  }
+  const build = (chosen: ReadonlyArray<number>): Node =>
+    root(
+      summaryOf(chosen.length),
+      chosen.map((r) => entryAt(r))
+    )
+
+  // 1. greedy on unit costs
+  const chosen: Array<number> = []
+  const skipped: Array<number> = []
+  let sum = 0
+  let misses = 0
+  for (let r = 0; r < entries.length && chosen.length < limit && misses < MAX_MISSES; r++) {
+    const cost = costAt(r)
+    if (rootCost(chosen.length + 1) + sum + cost <= maxTokens) {
+      chosen.push(r)
+      sum += cost
+      misses = 0
+    } else {
+      skipped.push(r)
+      misses++
     }
   }
-  return root(summaryOf(entries.length), entries)
+  // 2. exact: drop from the end while over
+  let out = build(chosen)
+  let exact = count(Render.text(out))
+  while (chosen.length > 0 && exact > maxTokens) {
+    sum -= costAt(chosen.pop()!)
+    out = build(chosen)
+    exact = count(Render.text(out))
+  }
+  // 3. exact: try skipped entries the measured slack may still hold (unit sums can overestimate a little)
+  let tries = 0
+  for (let s = 0; s < skipped.length && chosen.length < limit && tries < MAX_TRIES; s++) {
+    const r = skipped[s]!
+    const drift = exact - (rootCost(chosen.length) + sum)
+    if (rootCost(chosen.length + 1) + sum + costAt(r) + drift - 2 > maxTokens) continue
+    tries++
+    let at = chosen.length
+    while (at > 0 && chosen[at - 1]! > r) at--
+    const next = [...chosen.slice(0, at), r, ...chosen.slice(at)]
+    const candidate = build(next)
+    const measured = count(Render.text(candidate))
+    if (measured > maxTokens) continue
+    chosen.splice(at, 0, r)
+    sum += costAt(r)
+    out = candidate
+    exact = measured
+  }
+  return out
 }
 
 const root = (summary: string, children: Array<Node>): Node => ({
@@ -186,9 +315,9 @@ const root = (summary: string, children: Array<Node>): Node => ({
   children
 })
 
-const flatten = (node: Node, path: string): Node => {
+const flatten = (node: Node, path: string, id: string): Node => {
   const total = totalChildrenOf(node)
-  const out: { -readonly [K in keyof Node]: Node[K] } = { id: node.id, type: node.type }
+  const out: { -readonly [K in keyof Node]: Node[K] } = { id, type: node.type }
   if (node.properties !== undefined) out.properties = node.properties
   if (node.affordances !== undefined) out.affordances = node.affordances
   out.meta = total > 0 ? { ...node.meta, path, total_children: total } : { ...node.meta, path }

@@ -73,7 +73,8 @@ export const unescapeKey = (segment: string): string =>
   segment.includes("~") ? segment.replace(/~1/g, "/").replace(/~0/g, "~") : segment
 
 /**
- * Structural equality of JSON-like values (key order ignored; `undefined` properties count as absent).
+ * Structural equality of JSON-like values (key order ignored; `undefined` properties count as absent, and an
+ * `undefined` array element equals `null`, as in JSON).
  *
  * @category comparisons
  * @since 0.1.0
@@ -86,7 +87,8 @@ export const equals = (a: unknown, b: unknown): boolean => {
     for (let i = 0; i < a.length; i++) {
       const va = a[i]
       const vb = b[i]
-      if (va !== vb && (typeof va !== "object" || !equals(va, vb))) return false
+      // JSON writes an `undefined` array element as `null`
+      if (va !== vb && (typeof va !== "object" || !equals(va, vb)) && !(va == null && vb == null)) return false
     }
     return true
   }
@@ -165,6 +167,19 @@ const diffNode = (a: Node, b: Node, ops: Array<Op>): void => {
 
 const none: ReadonlyArray<Node> = []
 
+// Child ops cannot tell `children: []` (or `null`) from no `children` key: `apply` drops the key when the last child
+// goes and leaves it as it was when there are no ops. When the next node's list is empty or null and the previous
+// one's was not the same (or the other way round), the node is replaced: a child is removed and re-added, the root
+// is replaced wholesale.
+const emptied = (a: Node, b: Node): boolean => {
+  const ca = a.children
+  const cb = b.children
+  if (ca === cb) return false
+  if (cb === undefined) return ca === null || ca!.length === 0
+  if (cb === null) return true
+  return cb.length === 0 && (ca == null || ca.length > 0)
+}
+
 const diffChildren = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Array<Op>): void => {
   // Fast path: same ids, same types, same order. Children are compared as the walk goes (their ops address
   // nodes by id, so they stay valid if list ops are added after them); on the first mismatch the rest of the list
@@ -176,6 +191,7 @@ const diffChildren = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Arr
       const y = cb[start]!
       if (x.id !== y.id || x.type !== y.type) break
       if (x === y) continue
+      if (emptied(x, y)) break
       stack.push(x.id)
       diffNode(x, y, ops)
       stack.pop()
@@ -193,7 +209,7 @@ const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Ar
   const working: Array<string> = []
   for (const child of ca) {
     const match = next.get(child.id)
-    if (match === undefined || match.type !== child.type || previous.has(child.id)) {
+    if (match === undefined || match.type !== child.type || previous.has(child.id) || emptied(child, match)) {
       ops.push({ op: "remove", path: pathTo(`/${child.id}`) })
     } else {
       previous.set(child.id, child)
@@ -234,16 +250,20 @@ const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Ar
  * - properties: one `add`/`remove`/`replace` per key (keys escaped per RFC 6901);
  * - `meta`, `affordances`, `content_ref`: replaced wholesale when they differ;
  * - children: `remove` for gone children, `add` with `index` for new ones, `move` for reordering, then recursion.
- *   A child whose `type` changed under the same id is removed and re-added (SLOP emits nothing).
+ *   A child whose `type` changed under the same id is removed and re-added (SLOP emits nothing), and so is a child
+ *   whose children change between an empty list (`children: []`) and none or some, which child ops cannot express.
  *
- * When the roots differ in id or type the result is one `replace` of the whole tree (path `""`). Subtrees shared by
- * reference are skipped without comparison.
+ * When the roots differ in id or type, or in the same way between an empty and a missing or non-empty children
+ * list, the result is one `replace` of the whole tree (path `""`). Subtrees shared by reference are skipped without
+ * comparison.
  *
  * @category diffing
  * @since 0.1.0
  */
 export const diff = (previous: Node, next: Node): Array<Op> => {
-  if (previous.id !== next.id || previous.type !== next.type) return [{ op: "replace", path: "", value: next }]
+  if (previous.id !== next.id || previous.type !== next.type || emptied(previous, next)) {
+    return [{ op: "replace", path: "", value: next }]
+  }
   const ops: Array<Op> = []
   stack.length = 0
   diffNode(previous, next, ops)

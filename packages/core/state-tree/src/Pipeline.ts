@@ -92,6 +92,9 @@ export const score = (salience: number, depth: number, descendants: number): num
 /** Tokens kept free for the last line's missing newline when planning with o200k. */
 const LAST_LINE_MARGIN = 2
 
+/** Extra plans tried to give back budget once a shrunken plan fits (query windows, non-additive counters). */
+const MAX_BISECTIONS = 6
+
 const costCaches = new WeakMap<(text: string) => number, Array<WeakMap<Node, number>>>()
 
 const indents: Array<string> = [""]
@@ -745,15 +748,34 @@ export const optimize = (tree: Node, request: Request, options: Options = {}): N
     const work = workFor(root, depth, filtering ? filter : undefined)
     const count = maxTokens < Infinity ? (options.countTokens ?? countO200k) : undefined
     let tokenBudget = count === countO200k ? Math.max(0, maxTokens - LAST_LINE_MARGIN) : maxTokens
+    const window = request.window
+    // Unit costs are exact for o200k, but the plan does not see the query window, which slices the root's list and
+    // can add a "(showing N of M)" line; other counters need not be additive. Then the real text is measured: while
+    // it is over, the planning budget shrinks (faster each time), then a short bisection between the largest budget
+    // that fit and the smallest that did not gives back what it can.
+    const measure = count !== undefined && (count !== countO200k || window !== undefined)
+    let fitted: Node | undefined
+    let low = -1
+    let high = Infinity
+    let bisections = 0
     for (let attempt = 0; ; attempt++) {
       const { collapsed, keep } = plan(work, maxNodes, tokenBudget, count)
       out = render(work, 0, collapsed, keep)
-      // Unit costs are exact for o200k; other counters need not be additive: check the real text and tighten.
-      if (count === undefined || count === countO200k || tokenBudget === 0) break
-      const measured = count(Render.text(request.window ? sliceWindow(out, root, request.window) : out))
-      if (measured <= maxTokens) break
-      tokenBudget = Math.max(0, tokenBudget - (measured - maxTokens) * 2 ** attempt)
+      if (window !== undefined) out = sliceWindow(out, root, window)
+      if (!measure) break
+      const measured = count!(Render.text(out))
+      if (measured <= maxTokens) {
+        fitted = out
+        low = tokenBudget
+      } else {
+        high = tokenBudget
+        if (tokenBudget === 0) break
+      }
+      if (high === Infinity || high - low <= 1 || (low >= 0 && ++bisections > MAX_BISECTIONS)) break
+      tokenBudget =
+        low < 0 ? Math.max(0, tokenBudget - (measured - maxTokens) * 2 ** attempt) : Math.floor((low + high) / 2)
     }
+    return fitted ?? out
   }
   if (request.window !== undefined) out = sliceWindow(out, root, request.window)
   return out

@@ -61,9 +61,9 @@ export interface InvokeContext {
 }
 
 /**
- * An action handler. It may fail with an {@link ActionError} (or any error carrying `code` and `message`) to choose
- * the result's error code; other failures and defects become `internal`. Returning `{ __async: true, taskId }`
- * (see {@link Provider.startTask}) answers `accepted`.
+ * An action handler. It may fail with an {@link ActionError} (or any error carrying `code` and `message`), or throw
+ * or die with an error carrying a string `code`, to choose the result's error code; other failures and defects
+ * become `internal`. Returning `{ __async: true, taskId }` (see {@link Provider.startTask}) answers `accepted`.
  *
  * @category models
  * @since 0.1.0
@@ -95,9 +95,9 @@ export interface Connection {
   /** Handles one inbound message; bad input is answered with an `error` or `result`, never a failure. */
   readonly send: (message: unknown) => Effect.Effect<void>
   /**
-   * Outbound messages, in order; ends when the connection or the provider closes. Read it with one long-lived
-   * reader (the transport): a reader that stops early, such as `Stream.take`, may discard messages it already
-   * pulled.
+   * Outbound messages, in order; ends when the connection or the provider closes. Messages are taken from the
+   * connection's queue one at a time, so it can be read a little at a time (`Stream.take(messages, 1)`, then again):
+   * a reader that stops early loses nothing. Use one reader at a time: concurrent readers share the messages.
    */
   readonly messages: Stream.Stream<Message.Outbound>
   /** Drops the connection's subscriptions and ends `messages`. */
@@ -208,6 +208,21 @@ const errorBody = (error: unknown): Message.ErrorBody => {
     if (typeof message === "string") return { code: "internal", message }
   }
   return { code: "internal", message: typeof error === "string" ? error : "the action failed" }
+}
+
+// A typed failure gives its code and message; a thrown error or defect gives its `code` when it has a string one
+// (SLOP: "a thrown err.code passes through"); anything else is `internal`, without the defect's message.
+const failureBody = (cause: Cause.Cause<unknown>, action: string): Message.ErrorBody => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return errorBody(failure.error)
+  const defect = cause.reasons.find(Cause.isDieReason)?.defect
+  if (typeof defect === "object" && defect !== null) {
+    const { code, message } = defect as { code?: unknown; message?: unknown }
+    if (typeof code === "string" && code !== "") {
+      return { code, message: typeof message === "string" ? message : `the action "${action}" failed (${code})` }
+    }
+  }
+  return { code: "internal", message: `the action "${action}" failed unexpectedly` }
 }
 
 /**
@@ -328,7 +343,8 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
           min_salience: request.filter?.min_salience,
           max_nodes: Pipeline.nodeBudget(request, ceilings),
           max_tokens: request.max_tokens,
-          countTokens: options.countTokens
+          countTokens: options.countTokens,
+          path
         })
       }
       return Pipeline.optimize(tree, request, ceilings)
@@ -482,12 +498,7 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
           const hasData = typeof value === "object" && value !== null && Object.keys(value).length > 0
           return reply(hasData ? { status: "ok", data: value } : { status: "ok" })
         }
-        const failure = exit.cause.reasons.find(Cause.isFailReason)
-        const body =
-          failure !== undefined
-            ? errorBody(failure.error)
-            : { code: "internal", message: `the action "${message.action}" failed unexpectedly` }
-        return reply({ status: "error", error: body })
+        return reply({ status: "error", error: failureBody(exit.cause, message.action) })
       })
 
     const send =
@@ -618,7 +629,9 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
           const conn: Conn = { queue, subs: new Map(), open: true }
           conns.add(conn)
           offer(conn, hello)
-          return { send: send(conn), messages: Stream.fromQueue(queue), close: closeConn(conn) }
+          // One message per pull, so a reader that stops early (`Stream.take`) leaves the rest queued for the next.
+          const messages = Stream.fromEffectRepeat(Queue.take(queue))
+          return { send: send(conn), messages, close: closeConn(conn) }
         }),
       emitEvent: (name, data) =>
         Effect.sync(() => {

@@ -81,8 +81,8 @@ export const line = (node: Node): string => {
 }
 
 /**
- * The extra lines printed under a node whose children are incomplete (without indentation):
- * `(showing N of M)` for a window, `(M children not loaded)` when none are inline, and heed's
+ * The extra lines printed right under a node whose children are incomplete, before its children (without
+ * indentation): `(showing N of M)` for a window, `(M children not loaded)` when none are inline, and heed's
  * `(K hidden by filter)` when a filter hid some.
  *
  * @category rendering
@@ -109,8 +109,15 @@ export const extraLines = (node: Node): ReadonlyArray<string> => {
 const none: ReadonlyArray<string> = []
 
 /**
- * Renders a tree in the canonical LLM text format: one line per node (see {@link line}), children indented two
- * spaces deeper, then any {@link extraLines} at the children's indentation. Lines are joined with `\n`.
+ * Renders a tree in the canonical LLM text format: one line per node (see {@link line}), then any
+ * {@link extraLines} right under it, then its children; extra lines and children are indented two spaces deeper.
+ * Lines are joined with `\n`. This is the order of the SLOP spec's canonical example:
+ *
+ * ```text
+ * [collection] catalog: Catalog (count=142)  — "142 products, 12 on sale"
+ *   (showing 1 of 142)
+ *   [item] prod-1: Rubber Duck (price=4.99, in_stock=true)
+ * ```
  *
  * **Example** (Rendering a small tree)
  *
@@ -128,11 +135,11 @@ export const text = (tree: Node): string => {
   const lines: Array<string> = []
   const walk = (node: Node, indent: string): void => {
     lines.push(indent + line(node))
-    const children = node.children
     const inner = `${indent}  `
-    if (children) for (let i = 0; i < children.length; i++) walk(children[i]!, inner)
     const extra = extraLines(node)
     for (let i = 0; i < extra.length; i++) lines.push(inner + extra[i])
+    const children = node.children
+    if (children) for (let i = 0; i < children.length; i++) walk(children[i]!, inner)
   }
   walk(tree, "")
   return lines.join("\n")

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { type Cause, Effect, Fiber, Queue, Stream } from "effect"
 import type { Message } from "../src/index.ts"
 import { Consumer, Node, Patch, Provider } from "../src/index.ts"
 import { n } from "./fixtures.ts"
@@ -88,6 +88,48 @@ describe("Consumer.make", () => {
       }
       assert.strictEqual(yield* consumer.resubscriptions, 1)
       assert.strictEqual(Node.find((yield* consumer.tree(id))!, "/a")?.properties?.v, 3)
+    })
+  )
+})
+
+describe("Consumer: resubscribing", () => {
+  it.effect("several out-of-order patches before the fresh snapshot cause one resubscribe, not one each", () =>
+    Effect.gen(function* () {
+      const inbound = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
+      const sent: Array<{ readonly type?: unknown }> = []
+      const consumer = yield* Consumer.make({
+        send: (message) => Effect.sync(() => void sent.push(message as { readonly type?: unknown })),
+        messages: Stream.fromQueue(inbound)
+      })
+      const resubscribes = () => sent.filter((m) => m.type === "subscribe").length
+      const tree = n("root", [n("a", undefined, { properties: { v: 0 } })])
+      const patch = (version: number, v: number): Message.Outbound => ({
+        type: "patch",
+        subscription: "s",
+        version,
+        ops: [{ op: "replace", path: "/a/properties/v", value: v }]
+      })
+      const subscribed = yield* Effect.forkScoped(consumer.subscribe({ id: "s" }))
+      yield* settle
+      Queue.offerUnsafe(inbound, { type: "snapshot", id: "s", version: 1, tree })
+      assert.strictEqual(yield* Fiber.join(subscribed), "s")
+      assert.strictEqual(resubscribes(), 1)
+      // v2 was lost: v3, v4, v5 all show the gap, but one resubscribe is enough
+      Queue.offerAllUnsafe(inbound, [patch(3, 3), patch(4, 4), patch(5, 5)])
+      yield* settle
+      assert.strictEqual(resubscribes(), 2)
+      assert.strictEqual(yield* consumer.resubscriptions, 1)
+      // the fresh snapshot ends the resync; a later gap resubscribes again
+      Queue.offerAllUnsafe(inbound, [
+        { type: "snapshot", id: "s", version: 1, tree: n("root", [n("a", undefined, { properties: { v: 5 } })]) },
+        patch(2, 6)
+      ])
+      yield* settle
+      assert.strictEqual(Node.find((yield* consumer.tree("s"))!, "/a")?.properties?.v, 6)
+      Queue.offerAllUnsafe(inbound, [patch(4, 8), patch(5, 9)])
+      yield* settle
+      assert.strictEqual(resubscribes(), 3)
+      assert.strictEqual(yield* consumer.resubscriptions, 2)
     })
   )
 })

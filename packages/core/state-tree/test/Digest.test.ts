@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { countO200k } from "@heed/schema"
 import * as fc from "fast-check"
-import { Digest, Render } from "../src/index.ts"
+import { Digest, Patch, Render } from "../src/index.ts"
 import type { Node } from "../src/Node.ts"
 import { arbitraryTree, leaves, n } from "./fixtures.ts"
 
@@ -129,5 +129,139 @@ describe("Digest.make", () => {
       ),
       { numRuns: 500 }
     )
+  })
+
+  describe("entries that share an id", () => {
+    const services = (v: number, dbUrgency?: "critical") =>
+      n("root", [
+        n("deploy", [n("status", undefined, { meta: { salience: 1, urgency: "critical" }, properties: { v: 0 } })]),
+        n("db", [n("status", undefined, { meta: { salience: 0.9, urgency: dbUrgency }, properties: { v } })]),
+        n("status.extra", undefined, { meta: { salience: 0.8 } })
+      ])
+
+    it("get unique ids: the most important keeps its id, the others an id made from their path", () => {
+      const digest = Digest.make(services(0))
+      assert.deepStrictEqual(
+        digest.children!.map((c) => [c.id, c.meta?.path]),
+        [
+          ["status", "/deploy/status"],
+          ["db.status", "/db/status"],
+          ["status.extra", "/status.extra"]
+        ]
+      )
+      // a derived id never takes an id another entry has
+      const clash = Digest.make(
+        n("root", [n("a", [n("b", undefined, { salience: 0.9 })]), n("b", undefined, { salience: 0.8 })], {
+          type: "root"
+        })
+      )
+      const ids = clash.children!.map((c) => c.id)
+      assert.strictEqual(new Set(ids).size, ids.length)
+    })
+
+    it("so patches between digests apply: apply(a, diff(a, b)) equals b", () => {
+      const pairs: Array<[Node, Node]> = [
+        [services(0), services(1)],
+        [services(1), services(1, "critical")],
+        [services(2, "critical"), services(3)]
+      ]
+      for (const [x, y] of pairs) {
+        const a = Digest.make(x)
+        const b = Digest.make(y)
+        assert.deepStrictEqual(Patch.apply(a, Patch.diff(a, b)), b)
+      }
+    })
+
+    it("property: ids under the digest root are unique and patches round-trip", () => {
+      fc.assert(
+        fc.property(arbitraryTree(4), arbitraryTree(4), fc.constantFrom(0, 0.5), (x, y, min) => {
+          const a = Digest.make(x, { min_salience: min })
+          const b = Digest.make(y, { min_salience: min })
+          const ids = a.children!.map((c) => c.id)
+          assert.strictEqual(new Set(ids).size, ids.length)
+          assert.deepStrictEqual(Patch.apply(a, Patch.diff(a, b)), b)
+        }),
+        { numRuns: 300 }
+      )
+    })
+  })
+
+  it("path: the SLOP path of the digested subtree prefixes every entry's meta.path", () => {
+    const inbox = n("inbox", [n("m1", [n("part", undefined, { salience: 0.9 })], { salience: 0.9 })])
+    assert.deepStrictEqual(
+      Digest.make(inbox, { path: "/mail/inbox" }).children!.map((c) => c.meta?.path),
+      ["/mail/inbox/m1", "/mail/inbox/m1/part"]
+    )
+    assert.deepStrictEqual(
+      Digest.make(inbox, { path: "/" }).children!.map((c) => c.meta?.path),
+      ["/m1", "/m1/part"]
+    )
+  })
+
+  describe("max_tokens uses the budget", () => {
+    const budgetTree = n(
+      "root",
+      [
+        n(
+          "inbox",
+          [
+            n("m1", undefined, { meta: { salience: 0.9, changed: true } }),
+            n("m2", undefined, { meta: { salience: 0.2, changed: true } })
+          ],
+          { salience: 0.3 }
+        ),
+        n("deploy", [n("failing", undefined, { meta: { salience: 1, urgency: "critical", changed: true } })], {
+          meta: { salience: 0.4, changed: true }
+        }),
+        n("db", [n("down", undefined, { meta: { salience: 1, urgency: "critical", changed: true } })], {
+          salience: 0.4
+        }),
+        n("focused", undefined, { meta: { salience: 0.8, focus: true } }),
+        n("calm", undefined, { salience: 0.8 })
+      ],
+      { type: "root" }
+    )
+    // The digest with `entries`, as make would render it (summary included).
+    const withEntries = (full: Node, entries: ReadonlyArray<Node>, budgeted: Node): Node => ({
+      ...full,
+      meta: { summary: budgeted.meta!.summary! },
+      children: [...entries]
+    })
+
+    it("fits every budget, and no left-out entry would still have fitted", () => {
+      const full = Digest.make(budgetTree)
+      const fullTokens = countO200k(Render.text(full))
+      assert.strictEqual(Digest.make(budgetTree, { max_tokens: fullTokens }).children!.length, 5)
+      for (let budget = 10; budget <= fullTokens + 30; budget++) {
+        const digest = Digest.make(budgetTree, { max_tokens: budget })
+        const shown = digest.children!
+        const tokens = countO200k(Render.text(digest))
+        if (shown.length > 0) assert.isAtMost(tokens, budget, `budget ${budget}`)
+        const kept = new Set(shown.map((c) => c.id))
+        for (const candidate of full.children!) {
+          if (kept.has(candidate.id)) continue
+          const bigger = full.children!.filter((c) => kept.has(c.id) || c === candidate)
+          const text = Render.text(withEntries(full, bigger, Digest.make(budgetTree, { max_nodes: bigger.length })))
+          assert.isAbove(countO200k(text), budget, `budget ${budget}: ${candidate.id} would have fitted`)
+        }
+      }
+    })
+
+    it("a budget that fits one entry shows it", () => {
+      const one = Digest.make(budgetTree, { max_nodes: 1 })
+      const budget = countO200k(Render.text(one))
+      const digest = Digest.make(budgetTree, { max_tokens: budget })
+      assert.strictEqual(digest.children!.length, 1)
+      assert.isAtMost(countO200k(Render.text(digest)), budget)
+    })
+
+    it("a custom counter is used and max_nodes still caps the entries", () => {
+      const chars = (text: string) => text.length
+      for (const budget of [60, 120, 200, 400]) {
+        const digest = Digest.make(budgetTree, { max_tokens: budget, countTokens: chars })
+        if (digest.children!.length > 0) assert.isAtMost(Render.text(digest).length, budget)
+      }
+      assert.strictEqual(Digest.make(budgetTree, { max_tokens: 10_000, max_nodes: 2 }).children!.length, 2)
+    })
   })
 })

@@ -102,6 +102,13 @@ describe("Patch.diff fast paths", () => {
     )
   })
 
+  it("equals follows JSON: an undefined array element equals null, an undefined property is absent", () => {
+    assert.isTrue(Patch.equals([undefined], [null]))
+    assert.isTrue(Patch.equals({ a: 1, b: undefined }, { a: 1 }))
+    assert.isFalse(Patch.equals({ a: null }, {}))
+    assert.isFalse(Patch.equals([undefined], [0]))
+  })
+
   it("property: equals agrees with comparing key-sorted JSON", () => {
     const canonical = (value: unknown): unknown =>
       Array.isArray(value)
@@ -156,5 +163,34 @@ describe("Patch.apply", () => {
       }),
       { numRuns: 300 }
     )
+  })
+
+  it("property: apply(a, diff(a, b)) equals b, also with empty children lists", () => {
+    fc.assert(
+      fc.property(arbitraryTree(4, true), arbitraryTree(4, true), (a, b) => {
+        assert.deepStrictEqual(Patch.apply(a, Patch.diff(a, b)), b)
+        assert.deepStrictEqual(Patch.diff(a, structuredClone(a)), [])
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("an empty children list survives a round trip (children: [] is not the same as no children)", () => {
+    const cases: Array<[Node, Node]> = [
+      [root([n("x", [n("y")])]), root([n("x", [])])],
+      [root([n("x")]), root([n("x", [])])],
+      [root([n("x", [])]), root([n("x")])],
+      [root([n("x", [])]), root([n("x", [n("y")])])],
+      [root([n("x", [n("y")])]), root([n("x")])],
+      [root([n("x")]), root([])],
+      [root([]), root([n("x")])],
+      [n("root", undefined, { type: "root" }), root([])],
+      [root([n("x", [n("y")])]), root([{ id: "x", type: "item", children: null }])],
+      [root([{ id: "x", type: "item", children: null }]), root([n("x")])]
+    ]
+    for (const [a, b] of cases) {
+      const ops = Patch.diff(a, b)
+      assert.deepStrictEqual(Patch.apply(a, ops), b, JSON.stringify([a, b, ops]))
+    }
   })
 })

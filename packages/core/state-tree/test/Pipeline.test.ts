@@ -392,6 +392,63 @@ describe("Pipeline: max_tokens (heed)", () => {
   })
 })
 
+describe("Pipeline: max_tokens with a query window", () => {
+  it("the (showing N of M) line the window adds is counted: 8 leaves, window [0, 7]", () => {
+    const tree = n("root", leaves("a", 8), { type: "root" })
+    for (let budget = 40; budget <= 80; budget++) {
+      const out = Pipeline.optimize(tree, { window: [0, 7], max_tokens: budget })
+      assert.isAtMost(countO200k(Render.text(out)), budget, `budget ${budget}`)
+    }
+  })
+
+  it("a filter, a window and max_tokens together stay within the budget", () => {
+    const tree = n(
+      "root",
+      Array.from({ length: 8 }, (_, i) => n(`item${i}`, undefined, { salience: i % 2 ? 0.9 : 0.1 })),
+      { type: "root" }
+    )
+    for (let budget = 40; budget <= 90; budget++) {
+      const out = Pipeline.optimize(tree, { filter: { min_salience: 0.5 }, window: [0, 10], max_tokens: budget })
+      assert.isAtMost(countO200k(Render.text(out)), budget, `budget ${budget}`)
+    }
+    // a generous budget still shows everything the filter and window let through
+    const all = Pipeline.optimize(tree, { filter: { min_salience: 0.5 }, window: [0, 10], max_tokens: 1000 })
+    assert.strictEqual(all.children!.length, 4)
+  })
+
+  it("property: with a window the output fits max_tokens when nothing is pinned", () => {
+    const unpinned = (node: NodeT): NodeT => {
+      const { meta, ...rest } = node
+      const out: { -readonly [K in keyof NodeT]: NodeT[K] } = { ...rest }
+      if (meta?.salience !== undefined) out.meta = { salience: meta.salience }
+      if (node.children) out.children = node.children.map(unpinned)
+      return out
+    }
+    fc.assert(
+      fc.property(
+        arbitraryTree(5),
+        fc.integer({ min: 30, max: 300 }),
+        fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 6 })),
+        fc.option(fc.constantFrom(0.3, 0.6), { nil: undefined }),
+        (tree, budget, window, min) => {
+          const input = unpinned(tree)
+          const request = {
+            max_tokens: budget,
+            window,
+            ...(min !== undefined ? { filter: { min_salience: min } } : {})
+          }
+          const out = Pipeline.optimize(input, request)
+          // the smallest possible view: the root with nothing inline, with the meta the window and filter give it
+          const { children: _, ...bare } = Pipeline.optimize(input, { ...request, max_tokens: undefined })
+          const floor = countO200k(Render.text({ ...bare, children: [] }))
+          assert.isAtMost(countO200k(Render.text(out)), Math.max(budget, floor))
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
+
 describe("Pipeline: properties", () => {
   it("never drops the root, never collapses pinned subtrees, meets max_nodes when feasible, is deterministic", () => {
     fc.assert(

@@ -317,6 +317,30 @@ describe("Provider: invoke", () => {
     })
   )
 
+  it.effect("a thrown error's code passes through (defects too); without a code it is internal", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(n("root", [n("x", undefined, { affordances: [{ action: "a" }, { action: "b" }] })]))
+      yield* provider.handle("/x", "a", () => {
+        throw Object.assign(new Error("somebody else edited it"), { code: "conflict" })
+      })
+      yield* provider.handle("/x", "b", () => Effect.die({ code: "unauthorized", message: "admins only" }))
+      yield* provider.handle("/x", "c", () => Effect.die(new Error("secret internals")))
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "1", path: "/x", action: "a" })
+      assert.deepStrictEqual((inbox.at(-1) as Message.Result).error, {
+        code: "conflict",
+        message: "somebody else edited it"
+      })
+      yield* send({ type: "invoke", id: "2", path: "/x", action: "b" })
+      assert.deepStrictEqual((inbox.at(-1) as Message.Result).error, { code: "unauthorized", message: "admins only" })
+      yield* send({ type: "invoke", id: "3", path: "/x", action: "c" })
+      const internal = (inbox.at(-1) as Message.Result).error!
+      assert.strictEqual(internal.code, "internal")
+      assert.notInclude(internal.message, "secret")
+    })
+  )
+
   it.effect("params are validated: invalid_params names the field", () =>
     Effect.gen(function* () {
       const { inbox, send } = yield* setup
@@ -457,6 +481,93 @@ describe("Provider: connections", () => {
       yield* connection.send({ type: "subscribe", id: "t" })
       yield* provider.setTree(editor(true))
       assert.strictEqual(yield* provider.version, 2)
+    })
+  )
+})
+
+describe("Provider: reading messages a little at a time", () => {
+  it.effect("Stream.take(messages, 1) twice gives hello, then the snapshot: nothing pulled is lost", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(editor(false))
+      const connection = yield* provider.connect()
+      yield* connection.send({ type: "subscribe", id: "s" })
+      const first = yield* Stream.runCollect(Stream.take(connection.messages, 1))
+      assert.deepStrictEqual(
+        first.map((m) => m.type),
+        ["hello"]
+      )
+      const second = yield* Stream.runCollect(Stream.take(connection.messages, 1))
+      assert.deepStrictEqual(
+        second.map((m) => [m.type, m.type === "snapshot" ? m.id : undefined]),
+        [["snapshot", "s"]]
+      )
+      // step by step: each change is read as its own message
+      yield* provider.setTree(editor(true))
+      const third = yield* Stream.runCollect(Stream.take(connection.messages, 1))
+      assert.deepStrictEqual(
+        third.map((m) => [m.type, m.type === "patch" ? m.version : undefined]),
+        [["patch", 2]]
+      )
+      yield* connection.send({ type: "query", id: "q", depth: 0 })
+      yield* connection.send({ type: "query", id: "r", depth: 0 })
+      const both = yield* Stream.runCollect(Stream.take(connection.messages, 2))
+      assert.deepStrictEqual(
+        both.map((m) => (m.type === "snapshot" ? m.id : m.type)),
+        ["q", "r"]
+      )
+      yield* connection.close
+      assert.deepStrictEqual(yield* Stream.runCollect(connection.messages), [])
+    })
+  )
+})
+
+describe("Provider: digests", () => {
+  const services = (v: number) =>
+    n("root", [
+      n("deploy", [n("status", undefined, { meta: { salience: 1, urgency: "critical" }, properties: { v: 0 } })]),
+      n("db", [n("status", undefined, { meta: { salience: 0.9 }, properties: { v } })])
+    ])
+
+  it.effect("a digest subscription's mirror stays equal to a fresh digest when entries share an id", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(services(0))
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "subscribe", id: "d", digest: true })
+      for (let v = 1; v <= 3; v++) {
+        yield* provider.setTree(services(v))
+        yield* settle
+      }
+      const mirror = Consumer.mirror()
+      for (const message of inbox) assert.notStrictEqual(mirror.apply(message), "gap")
+      yield* send({ type: "query", id: "fresh", digest: true })
+      const fresh = ofType(inbox, "snapshot").at(-1)!.tree
+      assert.deepStrictEqual(mirror.tree("d"), fresh)
+      const db = fresh.children!.find((c) => c.meta?.path === "/db/status")!
+      assert.strictEqual(db.properties?.v, 3)
+      const ids = fresh.children!.map((c) => c.id)
+      assert.strictEqual(new Set(ids).size, ids.length)
+    })
+  )
+
+  it.effect("digest paths of a subtree digest are full paths, so drill-down queries find the node", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0, id: "mail" })
+      yield* provider.setTree(
+        n("root", [n("inbox", [n("m1", undefined, { meta: { salience: 0.9 }, properties: { subject: "hi" } })])])
+      )
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "query", id: "q", path: "/inbox", digest: true })
+      const entry = ofType(inbox, "snapshot").at(-1)!.tree.children![0]!
+      assert.strictEqual(entry.meta?.path, "/inbox/m1")
+      yield* send({ type: "query", id: "q2", path: entry.meta!.path })
+      const drilled = inbox.at(-1)!
+      assert.strictEqual(drilled.type, "snapshot")
+      assert.strictEqual((drilled as Message.Snapshot).tree.properties?.subject, "hi")
+      // a subscription to a subtree digest gets the same full paths
+      yield* send({ type: "subscribe", id: "s", path: "inbox/", digest: true })
+      assert.strictEqual(ofType(inbox, "snapshot").at(-1)!.tree.children![0]!.meta?.path, "/inbox/m1")
     })
   )
 })

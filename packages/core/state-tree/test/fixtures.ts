@@ -20,8 +20,11 @@ export const leaves = (prefix: string, count: number, salience?: number): Array<
 
 const ids = fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h")
 
-/** Random trees with unique sibling ids, salience, some pinned nodes and properties. */
-export const arbitraryTree = (maxDepth = 4): fc.Arbitrary<Node> => {
+/**
+ * Random trees with unique sibling ids, salience, some pinned nodes and properties. With `emptyLists`, a node
+ * without children sometimes has `children: []` instead of no `children` key.
+ */
+export const arbitraryTree = (maxDepth = 4, emptyLists = false): fc.Arbitrary<Node> => {
   const tree: fc.Memo<Node> = fc.memo((depth) =>
     fc
       .record({
@@ -35,9 +38,10 @@ export const arbitraryTree = (maxDepth = 4): fc.Arbitrary<Node> => {
             nil: undefined
           }
         ),
-        children: depth <= 1 ? fc.constant([]) : fc.array(tree(depth - 1), { maxLength: 4 })
+        children: depth <= 1 ? fc.constant([]) : fc.array(tree(depth - 1), { maxLength: 4 }),
+        empty: emptyLists ? fc.boolean() : fc.constant(false)
       })
-      .map(({ children, id, pinned, props, salience, type }) => {
+      .map(({ children, empty, id, pinned, props, salience, type }) => {
         const seen = new Set<string>()
         const unique = (children as Array<Node>).filter((child) => !seen.has(child.id) && seen.add(child.id))
         const node: { -readonly [K in keyof Node]: Node[K] } = { id, type }
@@ -45,7 +49,7 @@ export const arbitraryTree = (maxDepth = 4): fc.Arbitrary<Node> => {
         if (salience !== undefined || pinned) {
           node.meta = { ...(salience !== undefined ? { salience } : {}), ...(pinned ? { pinned: true } : {}) }
         }
-        if (unique.length > 0) node.children = unique
+        if (unique.length > 0 || empty) node.children = unique
         return node as Node
       })
   )
