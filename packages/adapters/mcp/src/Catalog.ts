@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { EntryType } from "@heed/collator"
 
 /**
  * The JSON type of one parameter.
@@ -80,18 +81,7 @@ const learnedFrom = str("Who taught this (platform or agent name).", { default: 
  * @category constants
  * @since 0.1.0
  */
-export const entryTypes: ReadonlyArray<string> = [
-  "status",
-  "alert",
-  "pattern",
-  "suppression",
-  "context",
-  "preference",
-  "note",
-  "intention",
-  "schema",
-  "record"
-]
+export const entryTypes: ReadonlyArray<string> = EntryType.literals
 
 /**
  * Intention states.

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { didYouMean } from "@heed/collator"
 import * as Predicate from "effect/Predicate"
 
 /**
@@ -70,47 +71,13 @@ const dropUndefined = (detail: ErrorDetail): ErrorDetail => {
 }
 
 /**
- * Levenshtein edit distance between two strings (used for did-you-mean suggestions).
- *
- * @category getters
- * @since 0.1.0
- */
-export const distance = (a: string, b: string): number => {
-  if (a === b) return 0
-  if (a.length === 0) return b.length
-  if (b.length === 0) return a.length
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
-    }
-    previous = current
-  }
-  return previous[b.length]!
-}
-
-/**
  * The closest valid value within an edit distance of 2 (case-insensitive), as upstream's did-you-mean; `undefined`
- * when nothing is close enough.
+ * when nothing is close enough. The same rule as the `Awareness` tools' own errors.
  *
  * @category getters
  * @since 0.1.0
  */
-export const suggest = (value: string, valid: ReadonlyArray<string>): string | undefined => {
-  let best: string | undefined
-  let bestDistance = 3
-  const lower = value.toLowerCase()
-  for (const candidate of valid) {
-    const d = distance(lower, candidate.toLowerCase())
-    if (d < bestDistance) {
-      best = candidate
-      bestDistance = d
-    }
-  }
-  return best
-}
+export const suggest: (value: string, valid: ReadonlyArray<string>) => string | undefined = didYouMean
 
 /**
  * An `invalid_parameter` error body, with `valid` and a did-you-mean `suggestion` when the valid values are known.

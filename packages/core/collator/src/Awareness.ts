@@ -21,7 +21,7 @@ import * as Semaphore from "effect/Semaphore"
 import type { Briefing } from "./Briefing.ts"
 import * as Collator from "./Collator.ts"
 import { type Entry, EntryType } from "./Entry.ts"
-import { didYouMean, words } from "./internal/text.ts"
+import { didYouMean as closestValid, words } from "./internal/text.ts"
 import { isTimeZone, parseIso, toIso } from "./internal/time.ts"
 import { type EntryFilter, Store, type StoreError } from "./Store.ts"
 
@@ -215,7 +215,7 @@ const enumParam = <const A extends string>(
   const value = params[name]
   if ((value === undefined || value === null) && fallback !== undefined) return Effect.succeed(fallback)
   if (typeof value === "string" && (valid as ReadonlyArray<string>).includes(value)) return Effect.succeed(value as A)
-  const suggestion = typeof value === "string" ? didYouMean(value, valid) : undefined
+  const suggestion = typeof value === "string" ? closestValid(value, valid) : undefined
   return invalid(
     name,
     `${name} must be one of ${valid.join(", ")}${suggestion === undefined ? "" : ` (did you mean "${suggestion}"?)`}`,
@@ -359,6 +359,16 @@ const page = (
 })
 
 const allTypes: ReadonlyArray<EntryType> = EntryType.literals
+
+/**
+ * The closest valid value within an edit distance of 2 (case-insensitive), as upstream's did-you-mean suggestions;
+ * `undefined` when nothing is close enough. Adapters use it to phrase their own parameter errors like the tools do.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export const didYouMean = (value: string, valid: ReadonlyArray<string>): string | undefined =>
+  closestValid(value, valid)
 
 const transitions: Readonly<Record<string, ReadonlyArray<string>>> = {
   pending: ["fired", "active", "completed", "snoozed", "cancelled"],

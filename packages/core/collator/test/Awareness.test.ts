@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Exit, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, type AwarenessError, Collator, Store, StoreError } from "../src/index.ts"
+import { Awareness, type AwarenessError, Collator, didYouMean, Store, StoreError } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -829,4 +829,13 @@ describe("Awareness: audit fixes", () => {
       assert.isDefined(Collator.generate)
     })
   )
+})
+
+describe("didYouMean", () => {
+  it("suggests the closest valid value within edit distance 2, case-insensitively", () => {
+    assert.strictEqual(didYouMean("critcal", ["warning", "critical"]), "critical")
+    assert.strictEqual(didYouMean("WARNIN", ["warning", "critical"]), "warning")
+    assert.isUndefined(didYouMean("urgent", ["warning", "critical"]))
+    assert.isUndefined(didYouMean("anything", []))
+  })
 })
