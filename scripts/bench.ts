@@ -4,12 +4,17 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join, relative } from "node:path"
-import { root, workspacePackages } from "./workspace.ts"
+import { isNamed, root, workspacePackages } from "./workspace.ts"
 
 const wanted = process.argv[2]
-const withBenches = workspacePackages().filter((pkg) => existsSync(join(pkg.dir, "bench")))
-const selected =
-  wanted === undefined ? withBenches : withBenches.filter((pkg) => pkg.name === wanted || pkg.shortName === wanted)
+const benchFiles = (dir: string): Array<string> =>
+  existsSync(join(dir, "bench"))
+    ? readdirSync(join(dir, "bench"))
+        .filter((file) => file.endsWith(".bench.ts"))
+        .sort()
+    : []
+const withBenches = workspacePackages().filter((pkg) => benchFiles(pkg.dir).length > 0)
+const selected = wanted === undefined ? withBenches : withBenches.filter((pkg) => isNamed(pkg, wanted))
 if (selected.length === 0) {
   const known = withBenches.map((pkg) => pkg.shortName).join(", ") || "none yet"
   console.error(`heed: no benchmarks for '${wanted}'. Packages with benchmarks: ${known}`)
@@ -19,9 +24,7 @@ if (selected.length === 0) {
 mkdirSync(join(root, "bench-results"), { recursive: true })
 let failures = 0
 for (const pkg of selected) {
-  const files = readdirSync(join(pkg.dir, "bench"))
-    .filter((file) => file.endsWith(".bench.ts"))
-    .sort()
+  const files = benchFiles(pkg.dir)
   const out = join(tmpdir(), `heed-bench-${pkg.shortName}-${process.pid}.jsonl`)
   rmSync(out, { force: true })
   for (const file of files) {

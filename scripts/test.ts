@@ -3,14 +3,12 @@
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join, relative } from "node:path"
-import { root, workspacePackages } from "./workspace.ts"
+import { isNamed, root, workspacePackages } from "./workspace.ts"
 
 const wanted = process.argv.slice(2)
 const withTests = workspacePackages().filter((pkg) => pkg.scripts.test !== undefined)
-const isWanted = (pkg: { name: string; shortName: string }) =>
-  wanted.includes(pkg.name) || wanted.includes(pkg.shortName)
-const tested = wanted.length === 0 ? withTests : withTests.filter(isWanted)
-const unknown = wanted.filter((name) => !tested.some((pkg) => pkg.name === name || pkg.shortName === name))
+const tested = wanted.length === 0 ? withTests : withTests.filter((pkg) => wanted.some((name) => isNamed(pkg, name)))
+const unknown = wanted.filter((name) => !tested.some((pkg) => isNamed(pkg, name)))
 if (unknown.length > 0) {
   const known = withTests.map((pkg) => pkg.shortName).join(", ")
   console.error(`heed: no tested package named ${unknown.join(", ")}; known: ${known}`)

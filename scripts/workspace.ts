@@ -36,3 +36,6 @@ export const workspacePackages = (): Array<WorkspacePackage> => {
   }
   return found
 }
+
+/** True when `name` is the package's full name (`@heed/x`) or short name (`x`). */
+export const isNamed = (pkg: WorkspacePackage, name: string): boolean => pkg.name === name || pkg.shortName === name
