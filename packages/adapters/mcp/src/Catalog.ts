@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { EntryType } from "@heed/collator"
+import { EntryType, IntentionState } from "@heed/collator"
 
 /**
  * The JSON type of one parameter.
@@ -89,14 +89,7 @@ export const entryTypes: ReadonlyArray<string> = EntryType.literals
  * @category constants
  * @since 0.1.0
  */
-export const intentionStates: ReadonlyArray<string> = [
-  "pending",
-  "fired",
-  "active",
-  "completed",
-  "snoozed",
-  "cancelled"
-]
+export const intentionStates: ReadonlyArray<string> = IntentionState.literals
 
 /**
  * Every tool, in the order `tools/list` reports them.

@@ -20,7 +20,7 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { Briefing } from "./Briefing.ts"
 import * as Collator from "./Collator.ts"
-import { type Entry, EntryType } from "./Entry.ts"
+import { type Entry, EntryType, IntentionState } from "./Entry.ts"
 import { didYouMean as closestValid, words } from "./internal/text.ts"
 import { isTimeZone, parseIso, toIso } from "./internal/time.ts"
 import { type EntryFilter, Store, type StoreError } from "./Store.ts"
@@ -780,14 +780,7 @@ const make = (options: AwarenessOptions) =>
 
     const updateIntention = Effect.fn("Awareness.updateIntention")(function* (params: Params) {
       const id = yield* requiredString(params, "entry_id")
-      const state = yield* enumParam(params, "state", [
-        "pending",
-        "fired",
-        "active",
-        "completed",
-        "snoozed",
-        "cancelled"
-      ])
+      const state = yield* enumParam(params, "state", IntentionState.literals)
       const reason = yield* optionalString(params, "reason")
       const deliverAt = yield* timestampParam(params, "deliver_at")
       const entry = yield* liveEntry(id, ["intention"])

@@ -563,6 +563,21 @@ const make = (options: SessionConfig = {}) =>
     const currentTurn = () => turnCount + 1
     const nowIso = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis).toISOString())
     const find = (id: string) => manifest.find((effort) => effort.id === id)
+
+    // The effort named by a tool call, which must be in `status` for `verb`; otherwise upstream's error replies.
+    const effortIn = (id: unknown, status: Effort["status"], verb: string) =>
+      Effect.gen(function* () {
+        const effort = typeof id === "string" ? find(id) : undefined
+        if (effort === undefined)
+          return yield* new EffortNotFound({ id: String(id), message: `No effort with id '${id}'.` })
+        if (effort.status !== status) {
+          return yield* new EffortStateError({
+            id: effort.id,
+            message: `Cannot ${verb} '${effort.id}': status is '${effort.status}', must be '${status}'.`
+          })
+        }
+        return effort
+      })
     const active = () => manifest.find((effort) => effort.status === "open" && effort.active === true)
     const baseThreshold = (id: string) => effortThresholds[id] ?? config.decay_threshold
     const thresholdOf = (id: string) => decayThresholds[id] ?? baseThreshold(id)
@@ -833,16 +848,8 @@ const make = (options: SessionConfig = {}) =>
 
     const expandEffort = (input: { readonly id: string; readonly decay_threshold?: number | undefined }) =>
       Effect.gen(function* () {
-        const id = input?.id
-        const effort = typeof id === "string" ? find(id) : undefined
-        if (effort === undefined)
-          return yield* new EffortNotFound({ id: String(id), message: `No effort with id '${id}'.` })
-        if (effort.status !== "concluded") {
-          return yield* new EffortStateError({
-            id,
-            message: `Cannot expand '${id}': status is '${effort.status}', must be 'concluded'.`
-          })
-        }
+        const effort = yield* effortIn(input?.id, "concluded", "expand")
+        const id = effort.id
         if (expanded.includes(id)) {
           return yield* new EffortStateError({ id, message: `Effort '${id}' is already expanded.` })
         }
@@ -893,16 +900,7 @@ const make = (options: SessionConfig = {}) =>
 
     const switchEffort = (input: { readonly id: string }) =>
       Effect.gen(function* () {
-        const id = input?.id
-        const effort = typeof id === "string" ? find(id) : undefined
-        if (effort === undefined)
-          return yield* new EffortNotFound({ id: String(id), message: `No effort with id '${id}'.` })
-        if (effort.status !== "open") {
-          return yield* new EffortStateError({
-            id,
-            message: `Cannot switch to '${id}': status is '${effort.status}', must be 'open'.`
-          })
-        }
+        const { id } = yield* effortIn(input?.id, "open", "switch to")
         setActive(id)
         yield* saveManifest
         pendingBanners.push(Banner.switched(id))
@@ -945,16 +943,8 @@ const make = (options: SessionConfig = {}) =>
 
     const reopenEffort = (input: { readonly id: string }) =>
       Effect.gen(function* () {
-        const id = input?.id
-        const effort = typeof id === "string" ? find(id) : undefined
-        if (effort === undefined)
-          return yield* new EffortNotFound({ id: String(id), message: `No effort with id '${id}'.` })
-        if (effort.status !== "concluded") {
-          return yield* new EffortStateError({
-            id,
-            message: `Cannot reopen '${id}': status is '${effort.status}', must be 'concluded'.`
-          })
-        }
+        const effort = yield* effortIn(input?.id, "concluded", "reopen")
+        const id = effort.id
         const prior = effort.summary
         const now = yield* nowIso
         if (expanded.includes(id)) finishExpansion(id, currentTurn())
