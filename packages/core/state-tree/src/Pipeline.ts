@@ -361,8 +361,17 @@ const compacted = (node: Node, stub: boolean, hidden: number): Node => {
 
 interface Plan {
   readonly collapsed: Uint8Array
-  /** kept children per list, -1 = all */
+  /** kept children per list, -1 = all (the root's list under a query window: of the window's slice) */
   readonly keep: Int32Array
+}
+
+/** The part `[start, end)` of the root's working child list a query window shows. */
+type Range = readonly [number, number]
+
+/** The root's working children inside `range` (all of them without one). */
+const rootKids = (work: Work, range: Range | undefined): Array<number> => {
+  const kids = kidsOf(work, 0)
+  return range === undefined ? kids : kids.slice(range[0], range[1])
 }
 
 /** The exact own cost of working node `i` (see {@link Costs}). */
@@ -459,7 +468,13 @@ const unchanged: Plan = { collapsed: new Uint8Array(0), keep: new Int32Array(0) 
  * counted every line up front would make. Each count it triggers is bounded by the budget in question, since every
  * uncounted line is bounded by at least one token.
  */
-const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: string) => number) | undefined): Plan => {
+const plan = (
+  work: Work,
+  maxNodes: number,
+  maxTokens: number,
+  count: ((text: string) => number) | undefined,
+  range: Range | undefined
+): Plan => {
   const size = work.size
   const { childCount, depth, desc, parent, pinnedIn, src, underPin } = work
   let nodes = size
@@ -505,7 +520,6 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
     resolveShown(0)
     return cur[0]! > maxTokens
   }
-  if (!over()) return unchanged
   const keep = new Int32Array(size).fill(-1)
   const curDesc = Int32Array.from(desc)
   const isHidden = (i: number): boolean => {
@@ -521,6 +535,18 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
     }
     nodes -= removedNodes
   }
+  // A query window shows part of the root's list: the budget is planned for that part only, so compaction and
+  // budget windowing never spend it on children the window does not show.
+  if (range !== undefined) {
+    const kids = kidsOf(work, 0)
+    for (let p = 0; p < kids.length; p++) {
+      if (p >= range[0] && p < range[1]) continue
+      const k = kids[p]!
+      removed[k] = 1
+      subtract(0, curDesc[k]! + 1, cur[k]!, curOpen[k]!)
+    }
+  }
+  if (!over()) return range === undefined ? unchanged : { collapsed, keep }
 
   // Compact: SLOP's candidates and score; heed skips pinned subtrees and ancestors of pinned nodes.
   for (const i of sortedCandidates(work)) {
@@ -554,7 +580,8 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
       continue
     }
     if (childCount[i] === 0) continue
-    const list = kidsOf(work, i)
+    const list = i === 0 ? rootKids(work, range) : kidsOf(work, i)
+    if (list.length === 0) continue
     let holdsPin = false
     let sum = 0
     for (const k of list) {
@@ -615,17 +642,23 @@ const plan = (work: Work, maxNodes: number, maxTokens: number, count: ((text: st
   return { collapsed, keep }
 }
 
-const render = (work: Work, i: number, collapsed: Uint8Array, keep: Int32Array): Node => {
+/** A query window on the root: the part of its list it shows and the window as requested. */
+interface QueryWindow {
+  readonly range: Range
+  readonly requested: readonly [number, number]
+}
+
+const render = (work: Work, i: number, collapsed: Uint8Array, keep: Int32Array, window?: QueryWindow): Node => {
   const node = work.src[i]!
   const k = work.kind[i]!
   const hidden = work.hidden[i]!
   if (k === STUB) return depthStub(node, hidden)
   if (collapsed[i] === 1) return compacted(node, k === ANCESTOR, hidden)
-  const list = kidsOf(work, i)
+  const list = window === undefined ? kidsOf(work, i) : rootKids(work, window.range)
   const kept = keep[i]
   const limit = kept !== undefined && kept >= 0 ? kept : list.length
   const children: Array<Node> = []
-  let same = k === FULL && hidden === 0 && limit === list.length
+  let same = window === undefined && k === FULL && hidden === 0 && limit === list.length
   for (let c = 0; c < limit; c++) {
     const child = render(work, list[c]!, collapsed, keep)
     children.push(child)
@@ -634,17 +667,19 @@ const render = (work: Work, i: number, collapsed: Uint8Array, keep: Int32Array):
   if (same) return node
   const total = totalChildrenOf(node)
   let meta = node.meta
-  if (hidden > 0 || limit < list.length || k === ANCESTOR) {
+  if (hidden > 0 || limit < list.length || k === ANCESTOR || window !== undefined) {
     const extra: { -readonly [K in keyof NodeMeta]: NodeMeta[K] } = { total_children: total }
     if (hidden > 0) extra.filtered = hidden
-    if (limit < list.length) extra.window = [0, limit]
+    // a budget that cut the query window's slice says how many of it are shown, from the window's offset
+    if (window !== undefined) extra.window = limit < list.length ? [window.requested[0], limit] : window.requested
+    else if (limit < list.length) extra.window = [0, limit]
     meta = withMeta(meta, extra)
   }
   const out: { -readonly [K in keyof Node]: Node[K] } = { id: node.id, type: node.type }
   if (k !== ANCESTOR) {
     if (node.properties !== undefined) out.properties = node.properties
   }
-  if (children.length > 0 || (list.length > 0 && limit === 0)) out.children = children
+  if (children.length > 0 || window !== undefined || (list.length > 0 && limit === 0)) out.children = children
   else if (node.children !== undefined && hidden === 0 && list.length === 0) out.children = node.children
   if (k !== ANCESTOR) {
     if (node.affordances !== undefined) out.affordances = node.affordances
@@ -654,15 +689,22 @@ const render = (work: Work, i: number, collapsed: Uint8Array, keep: Int32Array):
   return out
 }
 
-const sliceWindow = (node: Node, source: Node, window: readonly [number, number]): Node => {
-  const offset = Math.max(0, Math.floor(window[0]))
-  const length = Math.max(0, Math.floor(window[1]))
-  const children = node.children ?? []
-  const total = Math.max(totalChildrenOf(source), children.length)
+/** The slice `[start, end)` of a list of `length` children that `window` shows. */
+const windowRange = (length: number, window: readonly [number, number]): Range => {
+  const start = Math.min(length, Math.max(0, Math.floor(window[0])))
+  return [start, Math.min(length, start + Math.max(0, Math.floor(window[1])))]
+}
+
+// The window of a view that needed no planning. A node served with no inline children is left as it is: a window
+// there would claim items none of which are shown.
+const sliceWindow = (node: Node, window: readonly [number, number]): Node => {
+  const children = node.children
+  if (!children || children.length === 0) return node
+  const [start, end] = windowRange(children.length, window)
   return {
     ...node,
-    children: children.slice(offset, offset + length),
-    meta: withMeta(node.meta, { window: [window[0], window[1]], total_children: total })
+    children: children.slice(start, end),
+    meta: withMeta(node.meta, { window: [window[0], window[1]], total_children: totalChildrenOf(node) })
   }
 }
 
@@ -743,25 +785,31 @@ export const optimize = (tree: Node, request: Request, options: Options = {}): N
   const filtering = filter !== undefined && (filter.min_salience !== undefined || filter.types !== undefined)
   const maxNodes = finiteBudget(nodeBudget(request, options))
   const maxTokens = finiteBudget(request.max_tokens)
-  let out = root
   if (filtering || depth >= 0 || maxNodes < Infinity || maxTokens < Infinity) {
     const work = workFor(root, depth, filtering ? filter : undefined)
     const count = maxTokens < Infinity ? (options.countTokens ?? countO200k) : undefined
     let tokenBudget = count === countO200k ? Math.max(0, maxTokens - LAST_LINE_MARGIN) : maxTokens
     const window = request.window
-    // Unit costs are exact for o200k, but the plan does not see the query window, which slices the root's list and
-    // can add a "(showing N of M)" line; other counters need not be additive. Then the real text is measured: while
-    // it is over, the planning budget shrinks (faster each time), then a short bisection between the largest budget
-    // that fit and the smallest that did not gives back what it can.
-    const measure = count !== undefined && (count !== countO200k || window !== undefined)
+    // The window applies to the root's list as served (after the filter), and only when the root shows children:
+    // a depth stub or a root without children is served as it is.
+    const range =
+      window === undefined || work.kind[0] === STUB || work.childCount[0] === 0
+        ? undefined
+        : windowRange(work.childCount[0]!, window)
+    const query = range === undefined ? undefined : { range, requested: window! }
+    // Unit costs are exact for o200k, but the plan does not count the "(showing N of M)" line a query window adds;
+    // other counters need not be additive. Then the real text is measured: while it is over, the planning budget
+    // shrinks (faster each time), then a short bisection between the largest budget that fit and the smallest that
+    // did not gives back what it can.
+    const measure = count !== undefined && (count !== countO200k || query !== undefined)
+    let out: Node = root
     let fitted: Node | undefined
     let low = -1
     let high = Infinity
     let bisections = 0
     for (let attempt = 0; ; attempt++) {
-      const { collapsed, keep } = plan(work, maxNodes, tokenBudget, count)
-      out = render(work, 0, collapsed, keep)
-      if (window !== undefined) out = sliceWindow(out, root, window)
+      const { collapsed, keep } = plan(work, maxNodes, tokenBudget, count, range)
+      out = render(work, 0, collapsed, keep, query)
       if (!measure) break
       const measured = count!(Render.text(out))
       if (measured <= maxTokens) {
@@ -777,6 +825,5 @@ export const optimize = (tree: Node, request: Request, options: Options = {}): N
     }
     return fitted ?? out
   }
-  if (request.window !== undefined) out = sliceWindow(out, root, request.window)
-  return out
+  return request.window === undefined ? root : sliceWindow(root, request.window)
 }

@@ -332,6 +332,59 @@ describe("Pipeline: window (query)", () => {
     const t = n("root", leaves("i", 50), { meta: { total_children: 1000 } })
     assert.strictEqual(Pipeline.optimize(t, { window: [0, 10] }).meta?.total_children, 1000)
   })
+
+  it("a window on a node served without inline children (depth 0, a lone root) adds no children and no window", () => {
+    const stub = Pipeline.optimize(n("root", leaves("i", 5)), { depth: 0, window: [0, 3] })
+    assert.deepStrictEqual(stub, { id: "root", type: "item", meta: { total_children: 5 } })
+    const lone = n("root", undefined, { properties: { label: "alone" } })
+    assert.deepStrictEqual(Pipeline.optimize(lone, { window: [0, 3] }), lone)
+    assert.deepStrictEqual(Pipeline.optimize(lone, { window: [0, 3], max_nodes: 10 }), lone)
+    // a filter that hides every child leaves nothing inline either
+    const hidden = Pipeline.optimize(n("root", leaves("i", 3, 0.1)), { filter: { min_salience: 0.5 }, window: [0, 2] })
+    assert.isUndefined(hidden.children)
+    assert.isUndefined(hidden.meta?.window)
+    assert.strictEqual(hidden.meta?.filtered, 3)
+  })
+
+  it("the budget is spent on the children the window shows: [100, 10] of 1,000 with max_nodes 50", () => {
+    const tree = n("root", leaves("i", 1000), { type: "root" })
+    const out = Pipeline.optimize(tree, { window: [100, 10], max_nodes: 50 })
+    assert.deepStrictEqual(
+      ids(out),
+      Array.from({ length: 10 }, (_, i) => `i${100 + i}`)
+    )
+    assert.deepStrictEqual(out.meta?.window, [100, 10])
+    assert.strictEqual(out.meta?.total_children, 1000)
+  })
+
+  it("a budget that cuts the window's slice keeps its marker: window [100, 5] when 5 of 10 fit", () => {
+    const tree = n("root", leaves("i", 1000), { type: "root" })
+    const out = Pipeline.optimize(tree, { window: [100, 10], max_nodes: 6 })
+    assert.deepStrictEqual(ids(out), ["i100", "i101", "i102", "i103", "i104"])
+    assert.deepStrictEqual(out.meta?.window, [100, 5])
+    assert.include(Render.text(out), "(showing 5 of 1000)")
+  })
+
+  it("property: the window's children are the served list's [offset, offset + count) slice, cut to the budget", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 45 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 1, max: 30 }),
+        (size, offset, count, budget) => {
+          const tree = n("root", leaves("i", size), { type: "root" })
+          const out = Pipeline.optimize(tree, { window: [offset, count], max_nodes: budget })
+          const shown = ids(out)
+          const slice = ids(tree).slice(offset, offset + count)
+          assert.deepStrictEqual(shown, slice.slice(0, shown.length))
+          assert.isAtMost(Node.count(out), Math.max(1, budget))
+          if (size === 0) assert.isUndefined(out.meta?.window)
+          else assert.deepStrictEqual(out.meta?.window, [offset, shown.length < slice.length ? shown.length : count])
+        }
+      )
+    )
+  })
 })
 
 describe("Pipeline: paths and combinations", () => {
