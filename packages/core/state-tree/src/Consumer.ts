@@ -130,7 +130,11 @@ export interface Transport {
  * @since 0.1.0
  */
 export interface Consumer {
-  /** Subscribes and waits for the first snapshot; the mirror then follows the patches. Returns the id. */
+  /**
+   * Subscribes and waits for the first snapshot; the mirror then follows the patches. Returns the id. Asks for
+   * heed's compact patches (`patch_format: "compact"`) unless the request says otherwise; providers that do not know
+   * the field ignore it.
+   */
   readonly subscribe: (request?: RequestOf<Message.Subscribe>) => Effect.Effect<string, ConsumerError>
   readonly unsubscribe: (id: string) => Effect.Effect<void>
   /** The mirrored tree of a subscription. */
@@ -253,7 +257,7 @@ export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope
     const consumer: Consumer = {
       subscribe: (input = {}) => {
         const id = input.id ?? nextId("sub")
-        const message: Message.Subscribe = { ...input, type: "subscribe", id }
+        const message: Message.Subscribe = { patch_format: "compact", ...input, type: "subscribe", id }
         requests.set(id, message)
         return request(id, message, () => id)
       },
@@ -391,7 +395,7 @@ export const tools = (tree: Node, options: ToolOptions = {}): ToolSet => {
   const walk = (node: Node, path: string, ids: ReadonlyArray<string>) => {
     for (const affordance of node.affordances ?? [])
       entries.push({ path: path === "" ? "/" : path, ids, node, affordance })
-    for (const child of node.children ?? []) walk(child, `${path}/${child.id}`, [...ids, child.id])
+    for (const child of node.children ?? []) walk(child, `${path}/${Patch.escapeKey(child.id)}`, [...ids, child.id])
   }
   walk(tree, "", [tree.id])
   // group by action, then by canonical params schema, in order of first appearance

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { countO200k } from "@heed/schema"
+import { escapeSegment as escapeKey } from "./internal/pointer.ts"
 import type { Node, NodeMeta } from "./Node.ts"
 import { parsePath, totalChildrenOf } from "./Node.ts"
 import * as Render from "./Render.ts"
@@ -92,9 +93,9 @@ export const make = (tree: Node, options: Options = {}): Node => {
   // the sort keys of the last kept entry, once the array is full
   let worstRank = -1
   let worstSalience = -Infinity
-  // the ids from the app root to the node being walked (starting with `options.path`)
-  const trail: Array<string> = options.path === undefined ? [] : [...parsePath(options.path)]
-  const pathOf = (id: string) => (trail.length === 0 ? `/${id}` : `/${trail.join("/")}/${id}`)
+  // the escaped ids from the app root to the node being walked (starting with `options.path`)
+  const trail: Array<string> = options.path === undefined ? [] : parsePath(options.path).map(escapeKey)
+  const pathOf = (id: string) => (trail.length === 0 ? `/${escapeKey(id)}` : `/${trail.join("/")}/${escapeKey(id)}`)
   const offer = (node: Node, rank: number, salience: number) => {
     salient++
     if (!bounded) {
@@ -146,7 +147,7 @@ export const make = (tree: Node, options: Options = {}): Node => {
       } else if (0.5 >= min) offer(child, 0, 0.5)
       const grandchildren = child.children
       if (grandchildren && grandchildren.length > 0) {
-        trail.push(child.id)
+        trail.push(escapeKey(child.id))
         walk(child)
         trail.pop()
       }

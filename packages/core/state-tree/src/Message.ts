@@ -8,7 +8,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { Node } from "./Node.ts"
 import { NodeSchema } from "./Node.ts"
-import type { Op } from "./Patch.ts"
+import type { Format, Op } from "./Patch.ts"
 import { OpSchema } from "./Patch.ts"
 import type { Filter, Request } from "./Pipeline.ts"
 
@@ -46,8 +46,10 @@ const requestFields = {
 }
 
 /**
- * `subscribe`: a snapshot now, then patches. heed extensions: `max_tokens`, `filter.keep_ancestors`, and
- * `digest: true` (serve {@link Digest.make} instead of the tree).
+ * `subscribe`: a snapshot now, then patches. heed extensions: `max_tokens`, `filter.keep_ancestors`,
+ * `digest: true` (serve {@link Digest.make} instead of the tree), and `patch_format: "compact"` (heed's compact
+ * patches, with `move` and `index`; without it patches use the `"slop"` format, which SLOP's own consumer SDK
+ * applies exactly, see `Patch.Format`).
  *
  * @category models
  * @since 0.1.0
@@ -56,6 +58,7 @@ export interface Subscribe extends Request {
   readonly type: "subscribe"
   readonly id: string
   readonly digest?: boolean | undefined
+  readonly patch_format?: Format | undefined
 }
 
 /**
@@ -67,7 +70,8 @@ export interface Subscribe extends Request {
 export const Subscribe: Schema.Codec<Subscribe> = Schema.Struct({
   type: Schema.Literal("subscribe"),
   id: Schema.String,
-  ...requestFields
+  ...requestFields,
+  patch_format: optional(Schema.Literals(["slop", "compact"]))
 }) as never
 
 /**

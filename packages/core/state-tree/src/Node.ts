@@ -7,6 +7,7 @@
 import { Salience, Urgency } from "@heed/schema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { escapeSegment, unescapeSegment } from "./internal/pointer.ts"
 
 /**
  * A JSON Schema subset used for affordance parameters (`type`, `properties`, `required`, `items`, `description`,
@@ -320,12 +321,27 @@ export const count = (node: Node): number => {
 }
 
 /**
- * Splits a SLOP path (`"/a/b"`) into node ids. `"/"` and `""` are the root (no segments).
+ * Splits a SLOP path (`"/a/b"`) into node ids. `"/"` and `""` are the root (no segments). Segments are unescaped
+ * per RFC 6901 (`~1` → `/`, `~0` → `~`), so a node whose id holds `/` or `~` can be addressed; see {@link pathOf}.
  *
  * @category paths
  * @since 0.1.0
  */
-export const parsePath = (path: string): ReadonlyArray<string> => path.split("/").filter((segment) => segment !== "")
+export const parsePath = (path: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const segment of path.split("/")) if (segment !== "") out.push(unescapeSegment(segment))
+  return out
+}
+
+/**
+ * The SLOP path of the node reached through `ids` from the root: `"/"` for none, otherwise each id escaped per
+ * RFC 6901 after a `/` (the inverse of {@link parsePath}).
+ *
+ * @category paths
+ * @since 0.1.0
+ */
+export const pathOf = (ids: ReadonlyArray<string>): string =>
+  ids.length === 0 ? "/" : `/${ids.map(escapeSegment).join("/")}`
 
 /**
  * The node at a SLOP path (`"/a/b"` = child `a` of the root, then its child `b`), or `undefined` when a segment does

@@ -1,19 +1,23 @@
 /**
- * Patches between two versions of a tree: SLOP's RFC 6902-style ops with node-id path segments, plus `index` on
- * `add` and SLOP's `move` extension.
+ * Patches between two versions of a tree: SLOP's RFC 6902-style ops with node-id path segments, in two formats:
+ * `"slop"`, which SLOP's own consumer SDK applies exactly, and heed's `"compact"` one, with `index` on `add` and
+ * SLOP's `move` extension.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { escapeSegment, unescapeSegment } from "./internal/pointer.ts"
 import type { Node } from "./Node.ts"
+import { validateId } from "./Node.ts"
 
 /**
  * One patch op. Paths are `/`-separated node ids from the served root (`""` is the root itself), followed by a
- * field (`properties`, `meta`, `affordances`, `content_ref`) and, under `properties`, an RFC 6901-escaped key.
+ * field (`properties`, `meta`, `affordances`, `content_ref`, or `children` for a whole child list) and, under
+ * `properties`, an RFC 6901-escaped key. Ids holding `/` or `~` are escaped the same way.
  *
  * - `add`: a child (`value` = the node, `index` = its position) or a field or property;
  * - `remove`: a child or a field or property;
- * - `replace`: a field, a property, or with path `""` the whole tree;
+ * - `replace`: a field, a property, a node's whole `children` list, or with path `""` the whole tree;
  * - `move`: reorder a child to `index` (a SLOP extension, not RFC 6902's `from`/`path` move).
  *
  * @category models
@@ -60,8 +64,7 @@ export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
  * @category paths
  * @since 0.1.0
  */
-export const escapeKey = (key: string): string =>
-  key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key
+export const escapeKey: (key: string) => string = escapeSegment
 
 /**
  * Reverses {@link escapeKey}.
@@ -69,8 +72,7 @@ export const escapeKey = (key: string): string =>
  * @category paths
  * @since 0.1.0
  */
-export const unescapeKey = (segment: string): string =>
-  segment.includes("~") ? segment.replace(/~1/g, "/").replace(/~0/g, "~") : segment
+export const unescapeKey: (segment: string) => string = unescapeSegment
 
 /**
  * Structural equality of JSON-like values (key order ignored; `undefined` properties count as absent, and an
@@ -112,7 +114,26 @@ const equalRecords = (a: Readonly<Record<string, unknown>>, b: Readonly<Record<s
   return na === nb
 }
 
-// The path of the node being compared, as a stack of ids; strings are only built when an op is emitted.
+/**
+ * How {@link diff} writes a patch.
+ *
+ * - `"slop"`: what SLOP's own consumer SDK applies exactly. That consumer knows only `add`, `remove` and `replace`,
+ *   appends every added child at the end, ignores `move`, does not unescape path segments, and reads a whole-field
+ *   `add` or `remove` of a field of a node below the root (`/x/meta`) as a child op. So inserts and reorders are sent
+ *   as a `replace` of the child list (`/x/children`), a field that appears is `replace`d, a field that disappears
+ *   below the root or a child list that becomes empty or absent replaces the parent's child list, properties are
+ *   changed per key unless a key holds `/` or `~` or is empty (then `properties` is replaced whole), and a node whose
+ *   id is not a valid SLOP id (see `Node.validateId`) is only ever sent inside its parent's child list. What cannot
+ *   be said below the root is a `replace` of the whole tree (path `""`).
+ * - `"compact"`: heed's form: removes, adds with `index`, `move`s, per-key property ops and whole-field ops; ids and
+ *   keys holding `/` or `~` are escaped per RFC 6901.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Format = "slop" | "compact"
+
+// The path of the node being compared, as a stack of (escaped) ids; strings are only built when an op is emitted.
 const stack: Array<string> = []
 const pathTo = (suffix: string): string => (stack.length === 0 ? suffix : `/${stack.join("/")}${suffix}`)
 
@@ -192,7 +213,7 @@ const diffChildren = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Arr
       if (x.id !== y.id || x.type !== y.type) break
       if (x === y) continue
       if (emptied(x, y)) break
-      stack.push(x.id)
+      stack.push(escapeKey(x.id))
       diffNode(x, y, ops)
       stack.pop()
     }
@@ -210,7 +231,7 @@ const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Ar
   for (const child of ca) {
     const match = next.get(child.id)
     if (match === undefined || match.type !== child.type || previous.has(child.id) || emptied(child, match)) {
-      ops.push({ op: "remove", path: pathTo(`/${child.id}`) })
+      ops.push({ op: "remove", path: pathTo(`/${escapeKey(child.id)}`) })
     } else {
       previous.set(child.id, child)
       working.push(child.id)
@@ -220,7 +241,7 @@ const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Ar
   for (let i = 0; i < cb.length; i++) {
     const child = cb[i]!
     if (previous.has(child.id)) continue
-    ops.push({ op: "add", path: pathTo(`/${child.id}`), value: child, index: i })
+    ops.push({ op: "add", path: pathTo(`/${escapeKey(child.id)}`), value: child, index: i })
     working.splice(Math.min(i, working.length), 0, child.id)
   }
   // 3. moves until the order matches
@@ -231,41 +252,157 @@ const diffReordered = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Ar
     if (from < 0) continue
     working.splice(from, 1)
     working.splice(i, 0, id)
-    ops.push({ op: "move", path: pathTo(`/${id}`), index: i })
+    ops.push({ op: "move", path: pathTo(`/${escapeKey(id)}`), index: i })
   }
   // 4. recurse into kept children (the first `done` were compared already)
   for (let i = done; i < cb.length; i++) {
     const child = cb[i]!
     const old = previous.get(child.id)
     if (old === undefined || old === child) continue
-    stack.push(child.id)
+    stack.push(escapeKey(child.id))
     diffNode(old, child, ops)
     stack.pop()
   }
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The "slop" format. Each function returns false when the change cannot be written in place for SLOP's consumer;
+// the caller then replaces the enclosing child list (or, at the root, the whole tree).
+
+// A whole field: SLOP's consumer sets a field on `replace` whether or not it exists, but reads `add`/`remove` of
+// `/x/<field>` below the root as a child op.
+const slopField = (field: string, va: unknown, vb: unknown, ops: Array<Op>, root: boolean): boolean => {
+  if (vb === undefined) {
+    if (va === undefined) return true
+    if (!root) return false
+    ops.push({ op: "remove", path: `/${field}` })
+    return true
+  }
+  if (va !== undefined && equals(va, vb)) return true
+  ops.push({ op: va === undefined && root ? "add" : "replace", path: pathTo(`/${field}`), value: vb })
+  return true
+}
+
+const slopProperties = (
+  pa: Readonly<Record<string, unknown>> | undefined,
+  pb: Readonly<Record<string, unknown>> | undefined,
+  ops: Array<Op>,
+  root: boolean
+): boolean => {
+  if (pa === undefined || pb === undefined) return slopField("properties", pa, pb, ops, root)
+  const start = ops.length
+  diffProperties(pa, pb, ops)
+  for (let i = start; i < ops.length; i++) {
+    // the escaped key: empty, or holding `~` when the key holds `/` or `~`
+    const path = ops[i]!.path
+    const key = path.slice(path.lastIndexOf("/properties/") + 12)
+    if (key === "" || key.includes("~")) {
+      // a key SLOP's consumer would misread: send the properties whole
+      ops.length = start
+      ops.push({ op: "replace", path: pathTo("/properties"), value: pb })
+      break
+    }
+  }
+  return true
+}
+
+const slopNode = (a: Node, b: Node, ops: Array<Op>, root: boolean): boolean =>
+  (a.properties === b.properties || slopProperties(a.properties, b.properties, ops, root)) &&
+  (a.meta === b.meta || slopField("meta", a.meta, b.meta, ops, root)) &&
+  (a.affordances === b.affordances || slopField("affordances", a.affordances, b.affordances, ops, root)) &&
+  (a.content_ref === b.content_ref || slopField("content_ref", a.content_ref, b.content_ref, ops, root)) &&
+  (a.children === b.children || slopChildren(a.children, b.children, ops))
+
+// SLOP's consumer cannot delete a `children` key (removing the last child leaves `[]`), so a list that becomes
+// absent is lifted to the parent; every other change of the list is written here, if need be as a replace of it.
+const slopChildren = (
+  ca: ReadonlyArray<Node> | null | undefined,
+  cb: ReadonlyArray<Node> | null | undefined,
+  ops: Array<Op>
+): boolean => {
+  if (cb === undefined) return false
+  if (cb !== null && ca != null && ca.length > 0 && cb.length > 0) {
+    const start = ops.length
+    if (slopList(ca, cb, ops)) return true
+    ops.length = start
+  } else if (cb !== null && ca != null && ca.length === 0 && cb.length === 0) return true
+  ops.push({ op: "replace", path: pathTo("/children"), value: cb })
+  return true
+}
+
+// Removes, then appends, then changes inside kept children, when the kept children keep their order and every new
+// child comes after them; false otherwise (the caller replaces the list).
+const slopList = (ca: ReadonlyArray<Node>, cb: ReadonlyArray<Node>, ops: Array<Op>): boolean => {
+  let same = 0
+  const shortest = Math.min(ca.length, cb.length)
+  while (same < shortest && ca[same]!.id === cb[same]!.id && ca[same]!.type === cb[same]!.type) same++
+  let kept = same
+  let previous: Map<string, Node> | undefined
+  if (same < ca.length || same < cb.length) {
+    const next = new Map<string, Node>()
+    for (const child of cb) next.set(child.id, child)
+    previous = new Map<string, Node>()
+    for (const child of ca) previous.set(child.id, child)
+    if (next.size !== cb.length || previous.size !== ca.length) return false
+    for (let i = same; i < ca.length; i++) {
+      const child = ca[i]!
+      const match = next.get(child.id)
+      if (match !== undefined && match.type === child.type) {
+        // a kept child must stay where the removals leave it
+        if (cb[kept]?.id !== child.id) return false
+        kept++
+        continue
+      }
+      if (validateId(child.id) !== undefined) return false
+      ops.push({ op: "remove", path: pathTo(`/${child.id}`) })
+    }
+    for (let i = kept; i < cb.length; i++) {
+      if (validateId(cb[i]!.id) !== undefined) return false
+      ops.push({ op: "add", path: pathTo(`/${cb[i]!.id}`), value: cb[i] })
+    }
+  }
+  for (let i = 0; i < kept; i++) {
+    const x = i < same ? ca[i]! : previous!.get(cb[i]!.id)!
+    const y = cb[i]!
+    if (x === y) continue
+    if (validateId(x.id) !== undefined) {
+      if (equals(x, y)) continue
+      return false
+    }
+    stack.push(x.id)
+    const ok = slopNode(x, y, ops, false)
+    stack.pop()
+    if (!ok) return false
+  }
+  return true
+}
+
 /**
- * The ops that turn `previous` into `next`:
+ * The ops that turn `previous` into `next`, in the given {@link Format} (`"compact"` by default):
  *
  * - properties: one `add`/`remove`/`replace` per key (keys escaped per RFC 6901);
  * - `meta`, `affordances`, `content_ref`: replaced wholesale when they differ;
- * - children: `remove` for gone children, `add` with `index` for new ones, `move` for reordering, then recursion.
- *   A child whose `type` changed under the same id is removed and re-added (SLOP emits nothing), and so is a child
- *   whose children change between an empty list (`children: []`) and none or some, which child ops cannot express.
+ * - children (compact): `remove` for gone children, `add` with `index` for new ones, `move` for reordering, then
+ *   recursion. A child whose `type` changed under the same id is removed and re-added (SLOP emits nothing), and so is
+ *   a child whose children change between an empty list (`children: []`) and none or some, which child ops cannot
+ *   express;
+ * - children (slop): removes and appends when the kept children keep their order, a `replace` of the child list
+ *   otherwise (see {@link Format}).
  *
  * When the roots differ in id or type, or in the same way between an empty and a missing or non-empty children
- * list, the result is one `replace` of the whole tree (path `""`). Subtrees shared by reference are skipped without
- * comparison.
+ * list, or (slop) in a way SLOP's consumer cannot apply at the root, the result is one `replace` of the whole tree
+ * (path `""`). Subtrees shared by reference are skipped without comparison.
  *
  * @category diffing
  * @since 0.1.0
  */
-export const diff = (previous: Node, next: Node): Array<Op> => {
-  if (previous.id !== next.id || previous.type !== next.type || emptied(previous, next)) {
-    return [{ op: "replace", path: "", value: next }]
-  }
+export const diff = (previous: Node, next: Node, format: Format = "compact"): Array<Op> => {
+  const whole: Array<Op> = [{ op: "replace", path: "", value: next }]
+  if (previous.id !== next.id || previous.type !== next.type) return whole
   const ops: Array<Op> = []
   stack.length = 0
+  if (format === "slop") return slopNode(previous, next, ops, true) ? ops : whole
+  if (emptied(previous, next)) return whole
   diffNode(previous, next, ops)
   return ops
 }
@@ -286,8 +423,9 @@ type Mutable = {
 const fieldNames = new Set(["properties", "children", "affordances", "meta", "content_ref", "id", "type"])
 
 /**
- * Applies ops to a tree and returns the new tree; the input is not modified and untouched subtrees are shared.
- * Removing the last child removes the `children` key (SLOP treats absent and empty children alike).
+ * Applies ops (of either {@link Format}) to a tree and returns the new tree; the input is not modified and untouched
+ * subtrees are shared. Path segments are unescaped per RFC 6901. Removing the last child removes the `children` key
+ * (SLOP treats absent and empty children alike).
  * Throws {@link PatchError} when an op does not fit (use `Consumer` for an error-safe mirror).
  *
  * @category diffing
@@ -317,9 +455,10 @@ export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {
     for (; s < segments.length - 1; s++) {
       const segment = segments[s]!
       if (fieldNames.has(segment)) break
+      const id = unescapeKey(segment)
       const children = node.children
-      const index = children ? children.findIndex((child) => child.id === segment) : -1
-      if (index < 0) throw fail(`no node "${segment}"`)
+      const index = children ? children.findIndex((child) => child.id === id) : -1
+      if (index < 0) throw fail(`no node "${id}"`)
       const list = fresh.has(children!) ? (children as Array<Node>) : [...children!]
       fresh.add(list)
       const child = own(list[index]!)
@@ -330,28 +469,29 @@ export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {
     const last = segments[s]!
     if (s === segments.length - 1 && !fieldNames.has(last)) {
       // child op
+      const id = unescapeKey(last)
       const children = node.children ?? []
       const list = fresh.has(children) ? (children as Array<Node>) : [...children]
       fresh.add(list)
-      const at = list.findIndex((child) => child.id === last)
+      const at = list.findIndex((child) => child.id === id)
       if (op.op === "add") {
         const value = op.value as Node
         if (at >= 0) list.splice(at, 1)
         const index = op.index === undefined ? list.length : Math.max(0, Math.min(op.index, list.length))
         list.splice(index, 0, value)
       } else if (op.op === "remove") {
-        if (at < 0) throw fail(`no child "${last}" to remove`)
+        if (at < 0) throw fail(`no child "${id}" to remove`)
         list.splice(at, 1)
         if (list.length === 0) {
           delete node.children
           continue
         }
       } else if (op.op === "move") {
-        if (at < 0) throw fail(`no child "${last}" to move`)
+        if (at < 0) throw fail(`no child "${id}" to move`)
         const [moved] = list.splice(at, 1)
         list.splice(Math.max(0, Math.min(op.index, list.length)), 0, moved!)
       } else {
-        if (at < 0) throw fail(`no child "${last}" to replace`)
+        if (at < 0) throw fail(`no child "${id}" to replace`)
         list[at] = op.value as Node
       }
       node.children = list
@@ -359,7 +499,12 @@ export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {
     }
     // field op
     const field = segments[s]!
-    if (field === "id" || field === "type" || field === "children") throw fail(`cannot patch "${field}"`)
+    if (field === "children" && s === segments.length - 1 && op.op === "replace") {
+      // a whole child list (the "slop" format's inserts and reorders)
+      node.children = op.value as Array<Node> | null
+      continue
+    }
+    if (field === "id" || field === "type" || field === "children") throw fail(`cannot ${op.op} "${field}"`)
     const rest = segments.slice(s + 1).map(unescapeKey)
     if (rest.length === 0) {
       if (op.op === "remove") delete node[field as keyof Mutable]

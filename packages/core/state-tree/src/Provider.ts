@@ -20,7 +20,7 @@ import { validate } from "./internal/validate.ts"
 import type * as Message from "./Message.ts"
 import { decodeInbound, slopVersion } from "./Message.ts"
 import type { Node } from "./Node.ts"
-import { find, parsePath } from "./Node.ts"
+import { find, parsePath, pathOf } from "./Node.ts"
 import * as Patch from "./Patch.ts"
 import * as Pipeline from "./Pipeline.ts"
 
@@ -199,7 +199,7 @@ interface Task {
   fiber?: Fiber.Fiber<unknown, unknown> | undefined
 }
 
-const handlerKey = (path: string, action: string) => `/${parsePath(path).join("/")}\u0000${action}`
+const handlerKey = (path: string, action: string) => `${pathOf(parsePath(path))}\u0000${action}`
 
 const errorBody = (error: unknown): Message.ErrorBody => {
   if (typeof error === "object" && error !== null) {
@@ -353,9 +353,11 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
     const requestKey = (r: Message.Subscribe) =>
       JSON.stringify([r.path, r.depth, r.max_nodes, r.max_tokens, r.filter, r.digest])
 
+    // Subscriptions with the same request share one output per rebuild, and those that also share their last view
+    // (every one of them after the first shared rebuild) and patch format share the ops.
     const broadcast = (tree: Node) => {
-      // subscriptions with the same request share one output per rebuild
       const outputs = new Map<string, Node | undefined>()
+      const patches = new Map<string, { readonly last: Node; readonly ops: ReadonlyArray<Patch.Op> }>()
       for (const conn of conns) {
         for (const sub of conn.subs.values()) {
           const key = requestKey(sub.request)
@@ -376,7 +378,15 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
             })
             continue
           }
-          const ops = Patch.diff(sub.last, out)
+          const format = sub.request.patch_format ?? "slop"
+          const patchKey = `${format}${key}`
+          const shared = patches.get(patchKey)
+          let ops: ReadonlyArray<Patch.Op>
+          if (shared !== undefined && shared.last === sub.last) ops = shared.ops
+          else {
+            ops = Patch.diff(sub.last, out, format)
+            patches.set(patchKey, { last: sub.last, ops })
+          }
           if (ops.length === 0) continue
           sub.last = out
           if (ops[0]!.path === "") {
@@ -470,7 +480,7 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
         if (tree !== undefined && segments[0] === providerId && find(tree, segments) === undefined) {
           segments = segments.slice(1)
         }
-        const path = `/${segments.join("/")}`
+        const path = pathOf(segments)
         const node = tree === undefined ? undefined : find(tree, segments)
         if (node === undefined) {
           return reply({ status: "error", error: { code: "not_found", message: `no node at path "${message.path}"` } })

@@ -194,3 +194,104 @@ describe("Patch.apply", () => {
     }
   })
 })
+
+// SLOP's consumer SDK reads a path as node ids, except the field names below, and applies only add/remove/replace.
+const slopFields = new Set(["properties", "meta", "affordances", "content_ref"])
+
+/** Why SLOP's consumer would misapply `op`, or undefined when it applies it as heed means it. */
+const slopProblem = (op: Patch.Op): string | undefined => {
+  if (op.op === "move" || (op.op === "add" && op.index !== undefined)) return "move or index"
+  if (op.path.includes("~")) return "an escaped segment"
+  const segments = op.path.split("/").filter((segment) => segment !== "")
+  const last = segments.at(-1)
+  const inField = segments.slice(0, -1).some((segment) => slopFields.has(segment))
+  // a whole-field add/remove below the root reads as a child op
+  if (op.op !== "replace" && segments.length > 1 && slopFields.has(last!) && !inField) return "a whole-field op"
+  // a replace of a child by id sets a property named after it
+  if (op.op === "replace" && last !== undefined && last !== "children" && !slopFields.has(last) && !inField) {
+    return "a child replace"
+  }
+  return undefined
+}
+
+/** Renames ids g and h (below the root) to ids SLOP forbids: "g/x" and "h~y". */
+const oddIds = (node: Node, top = true): Node => {
+  const id = top ? node.id : node.id === "g" ? "g/x" : node.id === "h" ? "h~y" : node.id
+  return node.children ? { ...node, id, children: node.children.map((child) => oddIds(child, false)) } : { ...node, id }
+}
+
+describe('Patch.diff, "slop" format (what SLOP\'s own consumer applies exactly)', () => {
+  const slop = (a: Node, b: Node) => Patch.diff(a, b, "slop")
+
+  it("an append is a plain add; an insert or a reorder replaces the child list", () => {
+    const c = n("c")
+    assert.deepStrictEqual(slop(root([n("a")]), root([n("a"), c])), [{ op: "add", path: "/c", value: c }])
+    const inserted = [n("a"), n("b"), n("c")]
+    assert.deepStrictEqual(slop(root([n("a"), n("c")]), root(inserted)), [
+      { op: "replace", path: "/children", value: inserted }
+    ])
+    const reordered = [n("c"), n("a"), n("b")]
+    assert.deepStrictEqual(slop(root([n("a"), n("b"), n("c")]), root(reordered)), [
+      { op: "replace", path: "/children", value: reordered }
+    ])
+  })
+
+  it("removes and appends that keep the order are written as they are, changes inside kept children per key", () => {
+    const a = root([n("a", undefined, { properties: { v: 1 } }), n("b"), n("c")])
+    const d = n("d")
+    const b = root([n("a", undefined, { properties: { v: 2 } }), n("c"), d])
+    assert.deepStrictEqual(slop(a, b), [
+      { op: "remove", path: "/b" },
+      { op: "add", path: "/d", value: d },
+      { op: "replace", path: "/a/properties/v", value: 2 }
+    ])
+  })
+
+  it("a field that appears below the root is replaced; one that disappears replaces the parent's list", () => {
+    const stamped = root([n("x", [n("y", undefined, { meta: { changed: true } })])])
+    const cleared = root([n("x", [n("y")])])
+    assert.deepStrictEqual(slop(cleared, stamped), [{ op: "replace", path: "/x/y/meta", value: { changed: true } }])
+    assert.deepStrictEqual(slop(stamped, cleared), [{ op: "replace", path: "/x/children", value: [n("y")] }])
+    // at the root SLOP's consumer reads `/meta` as the field
+    const bare = root([])
+    const marked = { ...bare, meta: { salience: 1 } }
+    assert.deepStrictEqual(slop(bare, marked), [{ op: "add", path: "/meta", value: { salience: 1 } }])
+    assert.deepStrictEqual(slop(marked, bare), [{ op: "remove", path: "/meta" }])
+  })
+
+  it("a property key holding / or ~ replaces the properties whole, without escapes", () => {
+    const a = root([n("x", undefined, { properties: { plain: 1 } })])
+    const b = root([n("x", undefined, { properties: { plain: 2, "a/b": 1 } })])
+    assert.deepStrictEqual(slop(a, b), [{ op: "replace", path: "/x/properties", value: { plain: 2, "a/b": 1 } }])
+  })
+
+  it("a node whose id holds / or ~ is only sent inside its parent's list", () => {
+    const a = root([n("ci/github", undefined, { properties: { v: 1 } }), n("ok")])
+    const b = root([n("ci/github", undefined, { properties: { v: 2 } }), n("ok")])
+    assert.deepStrictEqual(slop(a, b), [{ op: "replace", path: "/children", value: b.children }])
+    // the compact format escapes the id instead
+    assert.deepStrictEqual(Patch.diff(a, b), [{ op: "replace", path: "/ci~1github/properties/v", value: 2 }])
+    assert.deepStrictEqual(Patch.apply(a, Patch.diff(a, b)), b)
+  })
+
+  it("a child list that becomes absent at the root, which SLOP cannot express, replaces the whole tree", () => {
+    const next = n("root", undefined, { type: "root" })
+    assert.deepStrictEqual(slop(root([n("x")]), next), [{ op: "replace", path: "", value: next }])
+    // emptied to [] is a replace of the list
+    assert.deepStrictEqual(slop(root([n("x")]), root([])), [{ op: "replace", path: "/children", value: [] }])
+  })
+
+  it("property: apply(a, diff(a, b, slop)) equals b and no op is one SLOP's consumer misreads", () => {
+    fc.assert(
+      fc.property(arbitraryTree(4, true), arbitraryTree(4, true), (x, y) => {
+        const [a, b] = [oddIds(x), oddIds(y)]
+        const ops = slop(a, b)
+        assert.deepStrictEqual(Patch.apply(a, ops), b)
+        if (ops.length === 1 && ops[0]!.path === "") return
+        for (const op of ops) assert.isUndefined(slopProblem(op), JSON.stringify(op))
+        assert.deepStrictEqual(slop(a, structuredClone(a)), [])
+      }),
+      { numRuns: 1000 }
+    )
+  })
+})

@@ -34,7 +34,7 @@ describe("Provider: subscriptions", () => {
         type: "hello",
         provider: { id: "app", name: "app", slop_version: "0.1", capabilities: Provider.capabilities }
       })
-      yield* send({ type: "subscribe", id: "sub-1", path: "/", depth: -1 })
+      yield* send({ type: "subscribe", id: "sub-1", path: "/", depth: -1, patch_format: "compact" })
       const snapshot = inbox[1] as Message.Snapshot
       assert.strictEqual(snapshot.type, "snapshot")
       assert.strictEqual(snapshot.version, 1)
@@ -108,7 +108,7 @@ describe("Provider: subscriptions", () => {
       const provider = yield* Provider.make({ coalesce_ms: 0 })
       yield* provider.setTree(tree(0.1))
       const { inbox, send } = yield* open(provider)
-      yield* send({ type: "subscribe", id: "important", filter: { min_salience: 0.5 } })
+      yield* send({ type: "subscribe", id: "important", filter: { min_salience: 0.5 }, patch_format: "compact" })
       yield* send({ type: "subscribe", id: "all" })
       const snapshots = ofType(inbox, "snapshot")
       assert.deepStrictEqual(
@@ -595,6 +595,65 @@ describe("Provider: shared outputs", () => {
           ["t", 2]
         ]
       )
+    })
+  )
+})
+
+describe("Provider: patch formats", () => {
+  const list = (ids: ReadonlyArray<string>) =>
+    n(
+      "root",
+      ids.map((id) => n(id, undefined, { salience: 0.5 })),
+      { type: "root" }
+    )
+
+  it.effect('subscriptions get the "slop" format unless they ask for patch_format: "compact"', () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(list(["a", "b", "c"]))
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "subscribe", id: "plain" })
+      yield* send({ type: "subscribe", id: "compact", patch_format: "compact" })
+      yield* provider.setTree(list(["c", "a", "b"]))
+      yield* settle
+      const patches = ofType(inbox, "patch")
+      const plain = patches.find((p) => p.subscription === "plain")!
+      const compact = patches.find((p) => p.subscription === "compact")!
+      assert.isTrue(plain.ops.every((op) => op.op !== "move"))
+      assert.isTrue(plain.ops.some((op) => op.op === "replace" && op.path === "/children"))
+      assert.isTrue(compact.ops.some((op) => op.op === "move" && op.path === "/c" && op.index === 0))
+      assert.isFalse(compact.ops.some((op) => op.path === "/children"))
+    })
+  )
+
+  it.effect("a bad patch_format is a bad_request naming the field", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(list(["a"]))
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "subscribe", id: "s", patch_format: "tiny" })
+      const error = ofType(inbox, "error")[0]!
+      assert.strictEqual(error.error.code, "bad_request")
+      assert.include(error.error.message, "patch_format")
+    })
+  )
+
+  it.effect("a node whose id holds / is invoked through its escaped path (~1)", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesce_ms: 0 })
+      yield* provider.setTree(
+        n("root", [n("sources", [n("ci/github", undefined, { affordances: [{ action: "ack" }] })])])
+      )
+      const paths: Array<string> = []
+      yield* provider.handle("/sources/ci~1github", "ack", (_params, context) =>
+        Effect.sync(() => void paths.push(context.path))
+      )
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "i", path: "/sources/ci~1github", action: "ack" })
+      assert.strictEqual(ofType(inbox, "result")[0]!.status, "ok")
+      assert.deepStrictEqual(paths, ["/sources/ci~1github"])
+      assert.deepStrictEqual(Node.parsePath("/sources/ci~1github/a~0b"), ["sources", "ci/github", "a~b"])
+      assert.strictEqual(Node.pathOf(["sources", "ci/github"]), "/sources/ci~1github")
     })
   )
 })

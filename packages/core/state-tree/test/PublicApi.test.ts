@@ -846,7 +846,7 @@ describe("better than SLOP 7: per-subscription versions", () => {
       yield* Queue.offer(inbound, { type: "patch", subscription: "s", version: 3, ops: [] })
       yield* settle
       assert.strictEqual(yield* consumer.resubscriptions, 1)
-      assert.deepStrictEqual(sent.at(-1), { type: "subscribe", id: "s", path: "/" })
+      assert.deepStrictEqual(sent.at(-1), { type: "subscribe", id: "s", path: "/", patch_format: "compact" })
     })
   )
 })
