@@ -258,7 +258,8 @@ export const Patch: Schema.Codec<Patch> = Schema.Struct({
 }) as never
 
 /**
- * Error codes of `result` and `error` messages.
+ * Error codes of `result` and `error` messages: SLOP's, plus heed's `limit_exceeded` (a per-connection limit such as
+ * the number of subscriptions was reached).
  *
  * @category models
  * @since 0.1.0
@@ -271,6 +272,7 @@ export type ErrorCode =
   | "internal"
   | "bad_request"
   | "not_supported"
+  | "limit_exceeded"
 
 /**
  * An error body: `{ code, message }`.

@@ -105,6 +105,16 @@ export interface Connection {
 }
 
 /**
+ * Options of {@link Provider.connect}.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ConnectOptions {
+  readonly maxSubscriptions?: number | undefined
+}
+
+/**
  * Progress reporting for a task started with {@link Provider.startTask}.
  *
  * @category models
@@ -128,8 +138,12 @@ export interface Provider {
   readonly update: (f: (tree: Node | undefined) => Node) => Effect.Effect<void>
   /** Registers the handler of `action` on the node at `path`. */
   readonly handle: (path: string, action: string, handler: Handler) => Effect.Effect<void>
-  /** Opens a connection; it lives until `close` or until the provider's scope closes. */
-  readonly connect: () => Effect.Effect<Connection>
+  /**
+   * Opens a connection; it lives until `close` or until the provider's scope closes. `maxSubscriptions` caps the
+   * subscriptions it may hold at once (unlimited by default): a `subscribe` beyond it is answered with an `error`
+   * of code `limit_exceeded`.
+   */
+  readonly connect: (options?: ConnectOptions) => Effect.Effect<Connection>
   /** Sends an `event` to every connection. */
   readonly emitEvent: (name: string, data?: unknown) => Effect.Effect<void>
   /** Rebuilds and broadcasts pending changes now. */
@@ -186,6 +200,7 @@ interface Subscription {
 interface Conn {
   readonly queue: Queue.Queue<Message.Outbound, Cause.Done>
   readonly subs: Map<string, Subscription>
+  readonly maxSubscriptions: number
   open: boolean
 }
 
@@ -455,6 +470,13 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
     }
 
     const subscribe = (conn: Conn, message: Message.Subscribe) => {
+      if (conn.subs.size >= conn.maxSubscriptions && !conn.subs.has(message.id)) {
+        const error = {
+          code: "limit_exceeded",
+          message: `this connection holds ${conn.subs.size} subscriptions, the most it may; unsubscribe one first`
+        }
+        return offer(conn, { type: "error", id: message.id, error })
+      }
       const out = viewFor(conn, message)
       if (out === undefined) return
       const sub: Subscription = { id: message.id, request: message, last: out, version: 1 }
@@ -633,10 +655,11 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
           return markDirty
         }),
       handle: (path, action, handler) => Effect.sync(() => void handlers.set(handlerKey(path, action), handler)),
-      connect: () =>
+      connect: (connectOptions = {}) =>
         Effect.gen(function* () {
           const queue = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
-          const conn: Conn = { queue, subs: new Map(), open: true }
+          const maxSubscriptions = connectOptions.maxSubscriptions ?? Infinity
+          const conn: Conn = { queue, subs: new Map(), maxSubscriptions, open: true }
           conns.add(conn)
           offer(conn, hello)
           // One message per pull, so a reader that stops early (`Stream.take`) leaves the rest queued for the next.

@@ -657,3 +657,33 @@ describe("Provider: patch formats", () => {
     })
   )
 })
+
+describe("Provider: connection limits", () => {
+  it.effect(
+    "maxSubscriptions: a subscribe beyond it is limit_exceeded; resubscribing an id or unsubscribing frees it",
+    () =>
+      Effect.gen(function* () {
+        const provider = yield* Provider.make({ coalesce_ms: 0 })
+        yield* provider.setTree(editor(false))
+        const connection = yield* provider.connect({ maxSubscriptions: 2 })
+        const inbox: Array<Message.Outbound> = []
+        yield* Effect.forkScoped(Stream.runForEach(connection.messages, (m) => Effect.sync(() => inbox.push(m))))
+        const send = (message: unknown) => connection.send(message).pipe(Effect.andThen(settle))
+        yield* send({ type: "subscribe", id: "a" })
+        yield* send({ type: "subscribe", id: "b" })
+        yield* send({ type: "subscribe", id: "c" })
+        yield* send({ type: "subscribe", id: "a", depth: 1 })
+        const error = ofType(inbox, "error")
+        assert.deepStrictEqual(
+          error.map((e) => [e.id, e.error.code]),
+          [["c", "limit_exceeded"]]
+        )
+        yield* send({ type: "unsubscribe", id: "b" })
+        yield* send({ type: "subscribe", id: "c" })
+        assert.deepStrictEqual(
+          ofType(inbox, "snapshot").map((s) => s.id),
+          ["a", "b", "a", "c"]
+        )
+      })
+  )
+})
