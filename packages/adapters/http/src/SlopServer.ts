@@ -311,8 +311,8 @@ const defaultResolve: Resolve<Provider.Service> = () => Effect.map(Provider.Serv
  * @since 0.1.0
  */
 export const layer: {
-  (options?: Options): Layer.Layer<never, never, HttpRouter.HttpRouter | Provider.Service>
   <R>(options: Options<R> & { readonly resolve: Resolve<R> }): Layer.Layer<never, never, HttpRouter.HttpRouter | R>
+  (options?: Options): Layer.Layer<never, never, HttpRouter.HttpRouter | Provider.Service>
 } = <R>(options: Options<R> = {}): Layer.Layer<never, never, HttpRouter.HttpRouter | R> =>
   HttpRouter.use((router) =>
     Effect.gen(function* () {

@@ -1,10 +1,11 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import type { Node } from "@heed/state-tree"
+import type { Message, Node } from "@heed/state-tree"
 import { Provider } from "@heed/state-tree"
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Deferred, Effect, Layer } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
+import { WebSocket as WsWebSocket } from "ws"
 import { SlopServer } from "../src/index.ts"
 
 /**
@@ -16,12 +17,14 @@ export const listen = (
   options: { readonly limits?: SlopServer.Limits; readonly port?: number } = {}
 ) =>
   Effect.gen(function* () {
-    const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
+    const server = HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(
         NodeHttpServer.layer(() => createServer(), {
           port: options.port ?? 0,
           host: "127.0.0.1",
-          websocket: SlopServer.websocketOptions(options.limits)
+          websocket: SlopServer.websocketOptions(options.limits),
+          // open WebSockets would hold a graceful shutdown for its whole timeout: close them with the server
+          disablePreemptiveShutdown: true
         })
       )
     )
@@ -143,3 +146,71 @@ export const startTree: Node.Node = {
     { id: "b", type: "item", properties: { label: "b" } }
   ]
 }
+
+/** Messages received, and a way to wait until a condition on them holds (checked on each arrival). */
+export const inbox = () => {
+  const messages: Array<Message.Outbound> = []
+  const counts = new Map<string, number>()
+  const waiters = new Set<{ readonly holds: () => boolean; readonly done: Deferred.Deferred<void> }>()
+  const push = (message: Message.Outbound) => {
+    messages.push(message)
+    counts.set(message.type, (counts.get(message.type) ?? 0) + 1)
+    for (const waiter of waiters) {
+      if (!waiter.holds()) continue
+      waiters.delete(waiter)
+      Deferred.doneUnsafe(waiter.done, Effect.void)
+    }
+  }
+  const until = (holds: () => boolean) =>
+    Effect.suspend(() => {
+      if (holds()) return Effect.void
+      const done = Deferred.makeUnsafe<void>()
+      waiters.add({ holds, done })
+      return Deferred.await(done)
+    })
+  /** How many messages of a type arrived. */
+  const count = (type: Message.Outbound["type"]) => counts.get(type) ?? 0
+  return { messages, push, until, count }
+}
+
+/** What a refused upgrade answered. */
+export class Refused extends Data.TaggedError("Refused")<{ readonly status: number; readonly body: string }> {}
+
+/**
+ * A connection with the `ws` package's client, which can send headers, pause reading and report the status of a
+ * refused upgrade; closed with the scope.
+ */
+export const wsClient = (url: string, headers: Record<string, string> = {}) =>
+  Effect.acquireRelease(
+    Effect.callback<WsWebSocket, Refused>((resume) => {
+      const ws = new WsWebSocket(url, { headers })
+      ws.once("open", () => resume(Effect.succeed(ws)))
+      ws.once("unexpected-response", (_request, response) => {
+        let body = ""
+        response.on("data", (chunk: Buffer) => {
+          body += chunk.toString()
+        })
+        response.on("end", () => resume(Effect.fail(new Refused({ status: response.statusCode ?? 0, body }))))
+      })
+      ws.once("error", (error) => resume(Effect.die(error)))
+    }),
+    (ws) => Effect.sync(() => ws.terminate())
+  ).pipe(
+    Effect.map((ws) => {
+      const received = inbox()
+      const closed = Deferred.makeUnsafe<number>()
+      ws.on("message", (data, binary) => {
+        if (!binary) received.push(JSON.parse(String(data)))
+      })
+      ws.on("close", (code) => Deferred.doneUnsafe(closed, Effect.succeed(code)))
+      let counter = 0
+      const send = (message: unknown) => Effect.sync(() => ws.send(JSON.stringify(message)))
+      // every message sent before the result of a no-op invoke has arrived when the result does
+      const sync = Effect.suspend(() => {
+        const id = `sync-${++counter}`
+        ws.send(JSON.stringify({ type: "invoke", id, path: "/", action: "sync" }))
+        return received.until(() => received.messages.some((m) => m.type === "result" && m.id === id))
+      })
+      return { ws, ...received, send, sync, closed: Deferred.await(closed) }
+    })
+  )
