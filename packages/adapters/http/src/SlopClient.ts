@@ -7,8 +7,7 @@
  * @since 0.1.0
  */
 
-import type { Message } from "@heed/state-tree"
-import { Consumer } from "@heed/state-tree"
+import { Consumer, Message } from "@heed/state-tree"
 import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -98,15 +97,7 @@ export interface SlopClient extends Consumer.Transport {
 // are used (`Consumer`'s mirror reports a patch that does not fit as a gap and resubscribes), so a large snapshot
 // is not walked twice, and ids that SLOP forbids but providers may send still arrive.
 const Envelope: Schema.Codec<unknown> = Schema.Union([
-  Schema.Struct({
-    type: Schema.Literal("hello"),
-    provider: Schema.Struct({
-      id: Schema.String,
-      name: Schema.String,
-      slop_version: Schema.String,
-      capabilities: Schema.Array(Schema.String)
-    })
-  }),
+  Message.Hello,
   Schema.Struct({
     type: Schema.Literal("snapshot"),
     id: Schema.String,

@@ -31,21 +31,10 @@ export const encode = (message: Message.Outbound): string => {
   }
 }
 
-/** The UTF-8 byte length of a string, without allocating. */
-export const utf8Length = (text: string): number => {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) bytes += 1
-    else if (code < 0x800) bytes += 2
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      // a surrogate pair is one 4-byte character
-      bytes += 4
-      i++
-    } else bytes += 3
-  }
-  return bytes
-}
+const encoder = new TextEncoder()
+
+/** The UTF-8 byte length of a string. */
+export const utf8Length = (text: string): number => encoder.encode(text).byteLength
 
 /** Parses a text frame, or says why it is not JSON. */
 export const parse = (text: string): { readonly value: unknown } | { readonly problem: string } => {
