@@ -1,8 +1,9 @@
 /**
  * SlopServer fan-out: the latency from a provider write (`setTree`, no coalescing) to the patch arriving at 1, 100
- * and 1,000 WebSocket subscribers (p50/p99 over every subscriber of every write), and the server's memory per
- * subscriber. The subscribers run in a worker thread (bench/subscribers.ts), so the server thread does only the
- * server's work; both share this machine's cores.
+ * and 1,000 WebSocket subscribers (p50/p99 over every subscriber of every write), and the memory each subscriber adds:
+ * `heap_kb` on the server's thread (its V8 heap: connection, subscription, queues), `rss_kb` for the whole process
+ * (the server's sockets and buffers, and the client side in the worker too). The subscribers run in a worker thread
+ * (bench/subscribers.ts), so the server thread does only the server's work; both share this machine's cores.
  */
 
 import { getHeapStatistics } from "node:v8"
@@ -55,24 +56,25 @@ await Effect.runPromise(provider.setTree(tree(step)))
 const url = await inScope(serveProvider(provider, { maxConnections: 5000 }))
 
 const fanOut = async (count: number, writes: number) => {
-  gc()
-  const heapBefore = getHeapStatistics().used_heap_size
-  const rssBefore = process.memoryUsage().rss
   const worker = new Worker(new URL("./subscribers.ts", import.meta.url), { workerData: { url, count } })
   const rounds = new Map<number, Float64Array>()
+  const seen = new Set<string>()
   let wake: (() => void) | undefined
   worker.on("message", (message: { type: string; k?: number; times?: Float64Array }) => {
     if (message.type === "round") rounds.set(message.k!, message.times!)
+    seen.add(message.type)
     wake?.()
   })
   const until = async (holds: () => boolean) => {
     while (!holds()) await new Promise<void>((resolve) => (wake = resolve))
   }
-  let ready = false
-  worker.once("message", () => {
-    ready = true
-  })
-  await until(() => ready)
+  // memory is measured with the worker started and before and after its clients connect
+  await until(() => seen.has("started"))
+  gc()
+  const heapBefore = getHeapStatistics().used_heap_size
+  const rssBefore = process.memoryUsage().rss
+  worker.postMessage("connect")
+  await until(() => seen.has("ready"))
   gc()
   const heap = (getHeapStatistics().used_heap_size - heapBefore) / count
   const rss = (process.memoryUsage().rss - rssBefore) / count

@@ -1,6 +1,6 @@
 /**
  * The subscribers of SlopServer.bench.ts, in a worker thread so that their work does not run on the server's thread.
- * Connects `count` WebSocket clients that subscribe to the whole tree, then reports, for each patch number k, when
+ * Once started and asked to, connects `count` WebSocket clients that subscribe to the whole tree, then reports, for each patch number k, when
  * every client has received its k-th patch, with each client's arrival time (ms since the epoch, microsecond
  * resolution, comparable with the main thread's `performance.timeOrigin + performance.now()`).
  */
@@ -33,7 +33,11 @@ const connect = (i: number) =>
     })
   })
 
-for (let i = 0; i < count; i += 50) {
-  await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => connect(i + j)))
-}
-parentPort!.postMessage({ type: "ready" })
+// started: the main thread measures its memory now, then asks for the connections
+parentPort!.once("message", async () => {
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - i) }, (_, j) => connect(i + j)))
+  }
+  parentPort!.postMessage({ type: "ready" })
+})
+parentPort!.postMessage({ type: "started" })
