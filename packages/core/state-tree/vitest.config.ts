@@ -3,5 +3,6 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   ssr: { resolve: { conditions: [...defaultServerConditions, "@heed/source"] } },
-  test: { include: ["test/**/*.test.ts"] }
+  // property tests run thousands of cases: seconds each on a busy machine
+  test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 }
 })

@@ -605,7 +605,7 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
       ),
       { numRuns: 2000 }
     )
-  }, 60_000) // 5,000 runs of the o200k tokenizer: seconds on a busy machine
+  })
 
   it("counts exactly on ASCII words: letter runs, digits in threes", () => {
     assert.strictEqual(o200kWordPieces("[item] r-0-1-2345"), 1 + 1 + 1 + 1 + 2)
@@ -646,7 +646,7 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
       ),
       { numRuns: 400 }
     )
-  }, 60_000) // hundreds of random trees planned twice: seconds on a busy machine
+  })
 
   it("on a wide tree the view still uses most of the budget and fits it", () => {
     const wide = n(
