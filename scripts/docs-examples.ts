@@ -57,10 +57,13 @@ const runExample = (example: GuideExample, cwd: string): string | undefined => {
   return `printed\n${result.stdout}\ninstead of\n${example.expected}`
 }
 
+// Optional arguments name guides to run (`node scripts/docs-examples.ts awareness`); by default all of them run.
+const wanted = process.argv.slice(2)
 const guides = join(root, "docs", "guides")
 let failures = 0
 let count = 0
-for (const name of readdirSync(guides).filter((file) => file.endsWith(".md"))) {
+const names = readdirSync(guides).filter((file) => file.endsWith(".md"))
+for (const name of names.filter((file) => wanted.length === 0 || wanted.includes(file.replace(/\.md$/, "")))) {
   const path = join(guides, name)
   for (const example of examplesOf(relative(root, path), readFileSync(path, "utf8"))) {
     count += 1
