@@ -1,6 +1,7 @@
 // Finds the workspace's packages without pnpm, for the ./heed scripts.
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 
 export interface WorkspacePackage {
   readonly dir: string
@@ -12,8 +13,8 @@ export interface WorkspacePackage {
 
 const groups = ["packages/core", "packages/adapters", "packages", "apps"]
 
-// ./heed runs every script from the repository root.
-export const root = process.cwd()
+// The repository root, found from this file, so tests running in a package folder find the workspace too.
+export const root = dirname(dirname(fileURLToPath(import.meta.url)))
 
 export const workspacePackages = (): Array<WorkspacePackage> => {
   const found: Array<WorkspacePackage> = []
