@@ -4,9 +4,10 @@
 import { spawnSync } from "node:child_process"
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
 import { root } from "./workspace.ts"
 
-interface GuideExample {
+export interface GuideExample {
   readonly guide: string
   readonly line: number
   readonly code: string
@@ -14,7 +15,7 @@ interface GuideExample {
 }
 
 /** The examples of one guide, each with the output block that follows it, if any. */
-const examplesOf = (guide: string, markdown: string): Array<GuideExample> => {
+export const examplesOf = (guide: string, markdown: string): Array<GuideExample> => {
   const examples: Array<GuideExample> = []
   const fence = /^```(\S*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm
   let previous: { readonly end: number; readonly example: GuideExample } | undefined
@@ -43,7 +44,7 @@ const normalise = (text: string) =>
     .trim()
 
 /** Runs one example from `cwd`; returns why it failed, or `undefined`. */
-const runExample = (example: GuideExample, cwd: string): string | undefined => {
+export const runExample = (example: GuideExample, cwd: string): string | undefined => {
   const file = join(cwd, `.guide-example-${process.pid}.ts`)
   writeFileSync(file, example.code)
   const result = spawnSync(process.execPath, ["--conditions=@heed/source", file], {
@@ -57,21 +58,25 @@ const runExample = (example: GuideExample, cwd: string): string | undefined => {
   return `printed\n${result.stdout}\ninstead of\n${example.expected}`
 }
 
-// Optional arguments name guides to run (`node scripts/docs-examples.ts awareness`); by default all of them run.
-const wanted = process.argv.slice(2)
-const guides = join(root, "docs", "guides")
-let failures = 0
-let count = 0
-const names = readdirSync(guides).filter((file) => file.endsWith(".md"))
-for (const name of names.filter((file) => wanted.length === 0 || wanted.includes(file.replace(/\.md$/, "")))) {
-  const path = join(guides, name)
-  for (const example of examplesOf(relative(root, path), readFileSync(path, "utf8"))) {
-    count += 1
-    const problem = runExample(example, join(root, "docs"))
-    if (problem === undefined) continue
-    failures += 1
-    console.error(`heed: the example at ${example.guide}:${example.line} ${problem}`)
+/** Runs the guides' examples (all, or those named), printing one line per failure and a closing count. */
+const main = (wanted: ReadonlyArray<string>) => {
+  const guides = join(root, "docs", "guides")
+  let failures = 0
+  let count = 0
+  const names = readdirSync(guides).filter((file) => file.endsWith(".md"))
+  for (const name of names.filter((file) => wanted.length === 0 || wanted.includes(file.replace(/\.md$/, "")))) {
+    const path = join(guides, name)
+    for (const example of examplesOf(relative(root, path), readFileSync(path, "utf8"))) {
+      count += 1
+      const problem = runExample(example, join(root, "docs"))
+      if (problem === undefined) continue
+      failures += 1
+      console.error(`heed: the example at ${example.guide}:${example.line} ${problem}`)
+    }
   }
+  console.log(`guides: ${count - failures} of ${count} examples ran${failures === 0 ? "" : `, ${failures} failed`}`)
+  process.exit(failures > 0 ? 1 : 0)
 }
-console.log(`guides: ${count - failures} of ${count} examples ran${failures === 0 ? "" : `, ${failures} failed`}`)
-process.exit(failures > 0 ? 1 : 0)
+
+// Optional arguments name guides to run (`node scripts/docs-examples.ts awareness`); by default all of them run.
+if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2))
