@@ -19,19 +19,28 @@ if (unknown.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2)
 }
 
-const step = (name: string, command: string, commandArgs: ReadonlyArray<string>) => {
+const step = (name: string, hint: string, command: string, commandArgs: ReadonlyArray<string>) => {
   const started = performance.now()
   const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit" })
   if (result.status !== 0) {
-    console.error(`heed: docs: ${name} failed (exit ${result.status ?? result.signal}); see above`)
+    console.error(`heed: docs: ${name} failed (exit ${result.status ?? result.signal}); ${hint}`)
     process.exit(1)
   }
   console.log(`docs: ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 }
 
 rmSync(pictures, { recursive: true, force: true })
-step("pictures", process.execPath, ["--conditions=@heed/source", "docs/pictures/main.ts", pictures])
-step("typedoc", "pnpm", ["exec", "typedoc", "--logLevel", "Warn"])
+step("pictures", "the picture's code (docs/pictures/) failed above", process.execPath, [
+  "--conditions=@heed/source",
+  "docs/pictures/main.ts",
+  pictures
+])
+step("typedoc", "fix the warnings above (every export needs JSDoc; guide links must resolve)", "pnpm", [
+  "exec",
+  "typedoc",
+  "--logLevel",
+  "Warn"
+])
 
 const report = checkSite(site)
 for (const problem of report.problems) console.error(`heed: docs: ${problem}`)

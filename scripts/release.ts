@@ -30,7 +30,18 @@ const copyWorkingTree = (target: string) => {
   const git = (...args: Array<string>) => execFileSync("git", args, { cwd: target, stdio: "ignore" })
   git("init", "-q", "-b", "main")
   git("add", "-A")
-  git("-c", "user.name=heed", "-c", "user.email=heed@localhost", "commit", "-q", "-m", "release rehearsal")
+  git(
+    "-c",
+    "user.name=heed",
+    "-c",
+    "user.email=heed@localhost",
+    "-c",
+    "commit.gpgsign=false",
+    "commit",
+    "-q",
+    "-m",
+    "rehearsal"
+  )
 }
 
 /** The files a published `exports` map points at (patterns such as `./*` aside). */

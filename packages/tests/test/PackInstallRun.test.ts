@@ -53,6 +53,9 @@ const npmInstall = (dir: string): Promise<string | undefined> =>
     child.stderr.on("data", (chunk) => {
       stderr += chunk
     })
+    child.on("error", (error) =>
+      resolve(`npm could not start (it comes with Node; is it on the PATH?): ${error.message}`)
+    )
     child.on("close", (code) => resolve(code === 0 ? undefined : `npm install exited ${code}:\n${stderr}`))
   })
 
