@@ -59,19 +59,26 @@ const npmInstall = (dir: string): Promise<string | undefined> =>
     child.on("close", (code) => resolve(code === 0 ? undefined : `npm install exited ${code}:\n${stderr}`))
   })
 
-/** The package names an example imports (`effect/ai` → `effect`, `@heed/x/Y` → `@heed/x`). */
+/** The package names an example imports (`effect/ai` → `effect`, `@heed/x/Y` → `@heed/x`; Node's own modules aside). */
 const importedPackages = (code: string): Array<string> => [
   ...new Set(
-    [...code.matchAll(/\bfrom\s+"([^".][^"]*)"/g)].map((match) => {
+    [...code.matchAll(/\bfrom\s+"((?!node:)[^".][^"]*)"/g)].map((match) => {
       const parts = match[1]!.split("/")
       return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!
     })
   )
 ]
 
-/** The version range a consumer asks for when an example imports a third-party package. */
+// The workspace catalog (the `name: version` lines after `catalog:` in pnpm-workspace.yaml): the versions heed is
+// developed against.
+const catalogText = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8").split(/^catalog:$/m)[1] ?? ""
+const catalog = new Map(
+  [...catalogText.matchAll(/^ {2}"?([@\w/.-]+)"?: (\S+)$/gm)].map((match) => [match[1]!, match[2]!] as const)
+)
+
+/** The version range a consumer asks for when an example imports a third-party package the README tells it to add. */
 const rangeFor = (name: string, pkg: Packed): string =>
-  pkg.manifest.peerDependencies?.[name] ?? pkg.manifest.dependencies?.[name] ?? "latest"
+  pkg.manifest.peerDependencies?.[name] ?? pkg.manifest.dependencies?.[name] ?? catalog.get(name) ?? "latest"
 
 /** An empty npm project that installs `pkg` (and what its example imports) the way the README says. */
 const consumerFor = (pkg: Packed): string => {
@@ -146,7 +153,7 @@ describe("installed from the tarball into an empty npm project", () => {
     it(`${name}: installs, resolves to dist/ and runs its README example`, () => {
       assert.notStrictEqual(packed.get(name)!.example, "", `${name}'s README has no \`\`\`ts example`)
       const { dir, error } = installs.get(name)!
-      assert.isUndefined(error)
+      assert.isUndefined(error, error)
       const resolved = run(
         process.execPath,
         ["--input-type=module", "-e", `console.log(import.meta.resolve("${name}"))`],
