@@ -3,5 +3,5 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   ssr: { resolve: { conditions: [...defaultServerConditions, "@heed/source"] } },
-  test: { include: ["test/**/*.test.ts"] }
+  test: { include: ["test/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000 }
 })

@@ -41,7 +41,7 @@ const cut = (text: string, limit: number): number => {
 
 /**
  * Splits a text into the lines to send: one per non-empty line of the text (CR, LF and CRLF all separate
- * lines; control characters that IRC cannot carry become spaces), each cut into pieces of at most `maxBytes`
+ * lines; NUL becomes a space), each cut into pieces of at most `maxBytes`
  * UTF-8 bytes, preferring spaces. Returns no lines for an empty or blank text.
  *
  * @category constructors
@@ -50,8 +50,8 @@ const cut = (text: string, limit: number): number => {
 export const splitMessage = (text: string, maxBytes: number): ReadonlyArray<string> => {
   const out: Array<string> = []
   for (const raw of text.split(/\r\n|\r|\n/)) {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and other controls cannot travel in IRC lines
-    let rest = raw.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " ").trimEnd()
+    // NUL cannot travel in an IRC line; other controls (bold, colours) can.
+    let rest = raw.replaceAll("\u0000", " ").trimEnd()
     while (rest.trim().length > 0) {
       const end = cut(rest, maxBytes)
       out.push(rest.slice(0, end).trimEnd())
