@@ -1,0 +1,258 @@
+/**
+ * The agent daemon: connects to IRC, lets attention bands decide when each channel and DM is polled, sends each
+ * due target's new messages to the runner in culture's poll-prompt format and posts the reply there. A mention or
+ * DM gets an immediate prompt. Each target's context is managed by decay; with an awareness server the briefing is
+ * put before a poll prompt when it needs attention. The control socket and the runner's tools steer attention.
+ *
+ * @since 0.1.0
+ */
+import { AttentionConfig, type Band, Scheduler, type Tracker } from "@heed/attention-bands"
+import { AttentionWiring, IrcTransport, type IrcTransportShape, type Mention, MessageBuffer } from "@heed/irc"
+import { TokenCounter } from "@heed/schema"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import {
+  AttentionInputError,
+  type AttentionControlShape,
+  type AttentionView,
+  type StatusView
+} from "./AttentionControl.ts"
+import { Awareness } from "./Awareness.ts"
+import type { AgentConfig } from "./Config.ts"
+import * as Control from "./Control.ts"
+import * as Prompt from "./Prompt.ts"
+import { Runner } from "./Runner.ts"
+import * as TargetContext from "./TargetContext.ts"
+
+/**
+ * One prompt the agent sent to its runner, and what came of it (for observers and tests).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Turn {
+  readonly target: string
+  readonly kind: "poll" | "mention"
+  readonly prompt: string
+  /** Tokens of every message the runner received (system prompt and context included). */
+  readonly prompt_tokens: number
+  readonly outcome: { readonly _tag: "Replied"; readonly lines: number } | { readonly _tag: "Failed"; readonly error: string }
+  /** Targets whose context logs collapsed after this turn. */
+  readonly collapsed: ReadonlyArray<string>
+}
+
+/**
+ * A running agent.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface AgentShape {
+  readonly transport: IrcTransportShape
+  readonly scheduler: Scheduler["Service"]
+  readonly control: AttentionControlShape
+  /** The control socket's path. */
+  readonly socket: string
+  /** Every completed turn from now on (subscribes when run). */
+  readonly turns: Stream.Stream<Turn>
+  /** Subscribes now: turns from this moment on. */
+  readonly subscribeTurns: Effect.Effect<Stream.Stream<Turn>, never, Scope.Scope>
+}
+
+const promptsCounter = Metric.counter("heed.agent.prompts", { description: "Prompts sent to the runner", incremental: true })
+const failuresCounter = Metric.counter("heed.agent.runner_failures", {
+  description: "Runner failures (isolated to their target)",
+  incremental: true
+})
+const promptTokens = Metric.gauge("heed.agent.prompt_tokens", { description: "Tokens of the last prompt per target" })
+
+const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
+
+const view = (config: AgentConfig["attention"], target: string, state: Tracker.TargetState, now: number): AttentionView => ({
+  target,
+  band: state.band,
+  manual_ttl_s: Option.match(state.manualUntil, {
+    onNone: () => null,
+    onSome: (until) => (Number.isFinite(until) ? Math.max(0, until - now) : Number.MAX_SAFE_INTEGER)
+  }),
+  pinned: state.pinned,
+  last_poll_ago_s: Option.match(state.lastPollAt, { onNone: () => null, onSome: (at) => Math.max(0, now - at) }),
+  interval_s: AttentionConfig.intervalOf(config, state.band)
+})
+
+const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /^DM:[^\s,]{1,30}$/.test(target)
+
+/**
+ * Starts the agent in the current scope; closing the scope sends QUIT (after flushing the send queue), saves the
+ * context and removes the control socket.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function* (config: AgentConfig) {
+  const scope = yield* Scope.Scope
+  const runner = yield* Runner
+  const awareness = yield* Awareness
+  const counter = yield* TokenCounter
+  const nick = config.server.nick
+  const channels = config.channels ?? []
+  const turns = yield* Effect.acquireRelease(PubSub.unbounded<Turn>(), (pubsub) => PubSub.shutdown(pubsub))
+  const context = TargetContext.make({
+    decay_threshold: config.context?.decay_threshold,
+    log_exchanges: config.context?.log_exchanges,
+    file: `${config.state_dir}/context.json`
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(() => context.save()))
+  const buffer = MessageBuffer.make()
+  const transport = yield* IrcTransport.make({
+    host: config.server.host,
+    port: config.server.port,
+    tls: config.server.tls,
+    nick,
+    password: config.server.password,
+    channels,
+    send_rate: config.send?.rate,
+    send_burst: config.send?.burst
+  })
+  yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
+  const events = yield* transport.subscribe
+
+  // One runner call at a time per target; different targets run side by side.
+  const locks = new Map<string, Semaphore.Semaphore>()
+  const lockOf = (target: string) => {
+    let lock = locks.get(target)
+    if (lock === undefined) {
+      lock = Semaphore.makeUnsafe(1)
+      locks.set(target, lock)
+    }
+    return lock
+  }
+
+  const respond = (target: string, kind: Turn["kind"], prompt: string, incoming: string, thread?: string) =>
+    Effect.gen(function* () {
+      const briefing = kind === "poll" ? yield* awareness.briefing : Option.none()
+      const full = Option.match(briefing, {
+        onNone: () => prompt,
+        onSome: (attention) => `${Prompt.briefing(attention.summary, attention.suggested)}\n\n${prompt}`
+      })
+      const messages = context.messages(target, Prompt.system(nick), full)
+      const tokens = TargetContext.tokens(counter, messages)
+      yield* Metric.update(Metric.withAttributes(promptsCounter, { agent: nick, target, kind }), 1)
+      yield* Metric.update(Metric.withAttributes(promptTokens, { agent: nick, target }), tokens)
+      const reply = yield* Effect.result(runner.reply({ target, messages }))
+      if (reply._tag === "Failure") {
+        yield* Effect.logWarning(`runner: agent=${nick} target=${target} failed: ${reply.failure.message}`)
+        yield* Metric.update(Metric.withAttributes(failuresCounter, { agent: nick, target }), 1)
+        PubSub.publishUnsafe(turns, { target, kind, prompt: full, prompt_tokens: tokens, outcome: { _tag: "Failed", error: reply.failure.message }, collapsed: [] })
+        return
+      }
+      const lines = reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread }).pipe(Effect.orDie)
+      const collapsed = context.record(target, { incoming, reply: reply.success })
+      for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
+      PubSub.publishUnsafe(turns, { target, kind, prompt: full, prompt_tokens: tokens, outcome: { _tag: "Replied", lines: lines.length }, collapsed })
+    }).pipe(lockOf(target).withPermit, Effect.forkIn(scope), Effect.asVoid)
+
+  const poll = (target: string) =>
+    Effect.gen(function* () {
+      const { messages } = yield* buffer.read(target)
+      const fresh = messages.filter((message) => !message.mention)
+      if (fresh.length === 0) return "empty" as const
+      yield* respond(target, "poll", Prompt.poll(target, fresh), fresh.map(Prompt.quote).join("\n"))
+      return "delivered" as const
+    })
+
+  const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
+  yield* AttentionWiring.make(transport, scheduler)
+
+  const onMention = (mention: Mention) =>
+    Effect.gen(function* () {
+      if (yield* scheduler.isPaused) return
+      yield* respond(mention.target, "mention", Prompt.direct(mention), Prompt.quote(mention), mention.thread)
+    })
+
+  yield* events.pipe(
+    Stream.runForEach((event) => {
+      switch (event._tag) {
+        case "Mention":
+        case "Ambient":
+          return Effect.andThen(
+            buffer.append({
+              target: event.target,
+              sender: event.sender,
+              text: event.text,
+              mention: event._tag === "Mention",
+              thread: event.thread,
+              at: event.at
+            }),
+            event._tag === "Mention" ? onMention(event) : Effect.void
+          )
+        case "Parted":
+          return Effect.asVoid(buffer.forget(event.channel))
+        default:
+          return Effect.void
+      }
+    }),
+    Effect.forkScoped
+  )
+
+  const get = (target: string) =>
+    Effect.gen(function* () {
+      const state = yield* scheduler.get(target)
+      if (Option.isNone(state)) {
+        return yield* new AttentionInputError({ message: `target: ${target} is not tracked (join it or wait for a message there)` })
+      }
+      return view(config.attention, target, state.value, yield* seconds)
+    })
+
+  const status = Effect.gen(function* () {
+    const now = yield* seconds
+    const snapshot = yield* scheduler.snapshot
+    return {
+      agent: yield* transport.nick,
+      connection: yield* transport.status,
+      paused: yield* scheduler.isPaused,
+      runner: config.runner.type,
+      turns: context.turn(),
+      targets: [...snapshot].map(([target, state]) => view(config.attention, target, state, now))
+    } satisfies StatusView
+  })
+
+  const control: AttentionControlShape = {
+    set: (target, band: Band, ttl_s) =>
+      Effect.gen(function* () {
+        if (!validTarget(target)) {
+          return yield* new AttentionInputError({ message: `target: ${JSON.stringify(target)} is not a channel or DM:<nick>` })
+        }
+        if (ttl_s !== undefined && !(ttl_s > 0)) {
+          return yield* new AttentionInputError({ message: `ttl_s must be a positive number of seconds (got ${ttl_s})` })
+        }
+        yield* scheduler.set(target, band, { ttl_s })
+        return yield* get(target)
+      }),
+    get,
+    status,
+    pause: Effect.andThen(scheduler.pause, status),
+    resume: Effect.andThen(scheduler.resume, status)
+  }
+
+  const socket = Control.socketPath(config.state_dir)
+  yield* Control.serve(socket, control)
+  yield* Effect.logInfo(
+    `heed-agent: agent=${nick} server=${config.server.host}:${config.server.port ?? 6667} channels=${channels.length} ` +
+      `runner=${config.runner.type} awareness=${config.awareness === undefined ? "no" : "yes"} socket=${socket}`
+  )
+  return {
+    transport,
+    scheduler,
+    control,
+    socket,
+    turns: Stream.fromPubSub(turns),
+    subscribeTurns: Effect.map(PubSub.subscribe(turns), Stream.fromSubscription)
+  } satisfies AgentShape
+})

@@ -1,0 +1,203 @@
+/**
+ * Decay-managed context per target (`@heed/decay`): every channel, DM or thread is an effort. Its exchanges are
+ * kept in a bounded log; when the conversation returns to a target its log expands into the prompt, and after
+ * `decay_threshold` turns in which no exchange refers to it (by name or by the keywords of its summary) it
+ * collapses back to a one-line summary, so the prompt stays bounded however many targets the agent talks in.
+ *
+ * @since 0.1.0
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Decay, extractiveSummary, type LogMessage } from "@heed/decay"
+import type { TokenCounterShape } from "@heed/schema"
+
+/**
+ * One exchange on a target: what the agent was shown (the quoted lines) and what it answered.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Exchange {
+  readonly incoming: string
+  readonly reply: string
+}
+
+/**
+ * One message of a runner's prompt.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PromptMessage {
+  readonly role: "system" | "user" | "assistant"
+  readonly content: string
+}
+
+/**
+ * Settings: `decay_threshold` (turns without reference before a log collapses, default 3) and `log_exchanges`
+ * (exchanges kept per target, default 20).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TargetContextOptions {
+  readonly decay_threshold?: number | undefined
+  readonly log_exchanges?: number | undefined
+  /** A file to keep the context in across restarts (written after every turn). */
+  readonly file?: string | undefined
+}
+
+interface Effort {
+  summary: string | null
+  log: Array<Exchange>
+}
+
+interface Stored {
+  readonly turn: number
+  readonly efforts: Record<string, Effort>
+  readonly expanded: ReadonlyArray<string>
+  readonly last_referenced_turn: Record<string, number>
+  readonly summary_last_referenced_turn: Record<string, number>
+}
+
+const SUMMARIES_HEADER = "Earlier conversations (summaries only):"
+
+/**
+ * The context of every target of one agent.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TargetContext {
+  /**
+   * The messages for a turn on `target`: the system prompt with the summaries of collapsed targets, the logs of
+   * expanded targets, then `target`'s own log and the new prompt. Expands `target` first (the conversation
+   * returned to it).
+   */
+  readonly messages: (target: string, system: string, prompt: string) => ReadonlyArray<PromptMessage>
+  /** Records the turn's exchange and runs decay; returns the targets that collapsed. */
+  readonly record: (target: string, exchange: Exchange) => ReadonlyArray<string>
+  /** The targets whose logs are expanded. */
+  readonly expanded: () => ReadonlyArray<string>
+  /** Completed turns. */
+  readonly turn: () => number
+  /** Writes the context file now (no-op without a file). */
+  readonly save: () => void
+}
+
+/**
+ * Renders prompt messages as one text (for runners that take text, like the `command` runner).
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const render = (messages: ReadonlyArray<PromptMessage>): string =>
+  messages.map((message) => (message.role === "system" ? message.content : `${message.role}: ${message.content}`)).join("\n\n")
+
+/**
+ * Tokens of a prompt (every message's content).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const tokens = (counter: TokenCounterShape, messages: ReadonlyArray<PromptMessage>): number =>
+  messages.reduce((sum, message) => sum + counter.count(message.content), 0)
+
+const load = (file: string | undefined): Stored | undefined => {
+  if (file === undefined) return undefined
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Stored
+  } catch {
+    return undefined
+  }
+}
+
+const logMessages = (log: ReadonlyArray<Exchange>): Array<LogMessage> =>
+  log.flatMap((exchange) => [
+    { role: "user" as const, content: exchange.incoming, ts: "" },
+    { role: "assistant" as const, content: exchange.reply, ts: "" }
+  ])
+
+/**
+ * Builds the context (loading `options.file` when it exists).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: TargetContextOptions = {}): TargetContext => {
+  const config = Decay.resolveConfig(
+    options.decay_threshold === undefined ? {} : { decay_threshold: options.decay_threshold }
+  )
+  const keep = Math.max(1, options.log_exchanges ?? 20)
+  const stored = load(options.file)
+  const efforts = new Map<string, Effort>(Object.entries(stored?.efforts ?? {}))
+  let expanded: Array<string> = [...(stored?.expanded ?? [])].filter((id) => efforts.has(id))
+  let lastReferenced: Record<string, number> = { ...stored?.last_referenced_turn }
+  let summaryReferenced: Record<string, number> = { ...stored?.summary_last_referenced_turn }
+  let turn = stored?.turn ?? 0
+  const cache = Decay.makeCache()
+
+  const state = (): Decay.DecayState => ({
+    efforts: [...efforts].map(([id, effort]) => ({ id, status: "concluded" as const, summary: effort.summary })),
+    expanded,
+    last_referenced_turn: lastReferenced,
+    summary_last_referenced_turn: summaryReferenced
+  })
+
+  const save = () => {
+    if (options.file === undefined) return
+    const data: Stored = {
+      turn,
+      efforts: Object.fromEntries(efforts),
+      expanded,
+      last_referenced_turn: lastReferenced,
+      summary_last_referenced_turn: summaryReferenced
+    }
+    mkdirSync(join(options.file, ".."), { recursive: true })
+    writeFileSync(`${options.file}.tmp`, JSON.stringify(data))
+    renameSync(`${options.file}.tmp`, options.file)
+  }
+
+  const messages = (target: string, system: string, prompt: string): ReadonlyArray<PromptMessage> => {
+    if (efforts.has(target) && !expanded.includes(target)) {
+      expanded = [...expanded, target]
+      lastReferenced = { ...lastReferenced, [target]: turn + 1 }
+    }
+    const evicted = Decay.evicted(state(), turn + 1, config)
+    const summaries = [...efforts]
+      .filter(([id, effort]) => !expanded.includes(id) && !evicted.has(id) && effort.summary !== null)
+      .map(([id, effort]) => `- ${id}: ${effort.summary}`)
+    const out: Array<PromptMessage> = [
+      { role: "system", content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}` }
+    ]
+    const others = expanded.filter((id) => id !== target).sort()
+    for (const id of [...others, ...(efforts.has(target) ? [target] : [])]) {
+      for (const exchange of efforts.get(id)!.log) {
+        out.push({ role: "user", content: `[${id}] ${exchange.incoming}` }, { role: "assistant", content: exchange.reply })
+      }
+    }
+    out.push({ role: "user", content: prompt })
+    return out
+  }
+
+  const record = (target: string, exchange: Exchange): ReadonlyArray<string> => {
+    const effort = efforts.get(target) ?? { summary: null, log: [] }
+    effort.log.push(exchange)
+    if (effort.log.length > keep) effort.log.splice(0, effort.log.length - keep)
+    effort.summary = extractiveSummary(logMessages(effort.log), 200) || null
+    if (!efforts.has(target)) {
+      efforts.set(target, effort)
+      expanded = [...expanded, target]
+    }
+    turn += 1
+    lastReferenced = { ...lastReferenced, [target]: turn }
+    const result = Decay.check(state(), turn, `${target} ${exchange.incoming}`, exchange.reply, config, cache)
+    expanded = [...result.state.expanded]
+    lastReferenced = { ...result.state.last_referenced_turn }
+    summaryReferenced = { ...result.state.summary_last_referenced_turn }
+    save()
+    return result.decayed
+  }
+
+  return { messages, record, expanded: () => [...expanded], turn: () => turn, save }
+}
