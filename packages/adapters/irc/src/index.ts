@@ -10,6 +10,13 @@ export * from "./AttentionWiring.ts"
 export * from "./IrcEvent.ts"
 
 /**
+ * A scripted IRC user over a raw socket, for tests: `IrcTestClient.rawClient(port, nick, channels)`.
+ *
+ * @since 0.1.0
+ */
+export * as IrcTestClient from "./IrcTestClient.ts"
+
+/**
  * Splitting outgoing text into IRC lines: `IrcText.splitMessage(text, maxBytes)`, `IrcText.maxPayloadBytes(target)`.
  *
  * @since 0.1.0
