@@ -7,7 +7,14 @@
  * @since 0.1.0
  */
 import { AttentionConfig, type Band, Scheduler, type Tracker } from "@heed/attention-bands"
-import { AttentionWiring, IrcTransport, type IrcTransportShape, type Mention, MessageBuffer } from "@heed/irc"
+import {
+  AttentionWiring,
+  IrcTransport,
+  type IrcTransportShape,
+  type Mention,
+  MentionRules,
+  MessageBuffer
+} from "@heed/irc"
 import { TokenCounter } from "@heed/schema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -72,6 +79,8 @@ const failuresCounter = Metric.counter("heed.agent.runner_failures", {
 })
 const promptTokens = Metric.gauge("heed.agent.prompt_tokens", { description: "Tokens of the last prompt per target" })
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")
+
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
 const view = (config: AgentConfig["attention"], target: string, state: Tracker.TargetState, now: number): AttentionView => ({
@@ -134,7 +143,12 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     return lock
   }
 
-  const respond = (target: string, kind: Turn["kind"], prompt: string, incoming: string, thread?: string) =>
+  // What an exchange is about: the texts, without senders and without our own @mention.
+  const names = [nick, MentionRules.shortNick(nick)].filter((name): name is string => name !== undefined)
+  const mentionOfUs = new RegExp(`@(?:${names.map(escape).join("|")})\\b[,:]?`, "gi")
+  const topicOf = (texts: ReadonlyArray<string>) => texts.map((text) => text.replace(mentionOfUs, "").trim()).join("\n")
+
+  const respond = (target: string, kind: Turn["kind"], prompt: string, incoming: string, topic: string, thread?: string) =>
     Effect.gen(function* () {
       const briefing = kind === "poll" ? yield* awareness.briefing : Option.none()
       const full = Option.match(briefing, {
@@ -153,7 +167,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
         return
       }
       const lines = reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread }).pipe(Effect.orDie)
-      const collapsed = context.record(target, { incoming, reply: reply.success })
+      const collapsed = context.record(target, { incoming, reply: reply.success, topic })
       for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
       PubSub.publishUnsafe(turns, { target, kind, prompt: full, prompt_tokens: tokens, outcome: { _tag: "Replied", lines: lines.length }, collapsed })
     }).pipe(lockOf(target).withPermit, Effect.forkIn(scope), Effect.asVoid)
@@ -163,7 +177,13 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
       const { messages } = yield* buffer.read(target)
       const fresh = messages.filter((message) => !message.mention)
       if (fresh.length === 0) return "empty" as const
-      yield* respond(target, "poll", Prompt.poll(target, fresh), fresh.map(Prompt.quote).join("\n"))
+      yield* respond(
+        target,
+        "poll",
+        Prompt.poll(target, fresh),
+        fresh.map(Prompt.quote).join("\n"),
+        topicOf(fresh.map((message) => message.text))
+      )
       return "delivered" as const
     })
 
@@ -173,7 +193,14 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   const onMention = (mention: Mention) =>
     Effect.gen(function* () {
       if (yield* scheduler.isPaused) return
-      yield* respond(mention.target, "mention", Prompt.direct(mention), Prompt.quote(mention), mention.thread)
+      yield* respond(
+        mention.target,
+        "mention",
+        Prompt.direct(mention),
+        Prompt.quote(mention),
+        topicOf([mention.text]),
+        mention.thread
+      )
     })
 
   yield* events.pipe(

@@ -20,6 +20,12 @@ import type { TokenCounterShape } from "@heed/schema"
 export interface Exchange {
   readonly incoming: string
   readonly reply: string
+  /**
+   * What the exchange is about, for its summary and for reference detection: the messages' text without
+   * senders and without the mention of the agent (default: `incoming`). Nicks would otherwise make every
+   * exchange look related to every other.
+   */
+  readonly topic?: string | undefined
 }
 
 /**
@@ -114,7 +120,7 @@ const load = (file: string | undefined): Stored | undefined => {
 
 const logMessages = (log: ReadonlyArray<Exchange>): Array<LogMessage> =>
   log.flatMap((exchange) => [
-    { role: "user" as const, content: exchange.incoming, ts: "" },
+    { role: "user" as const, content: exchange.topic ?? exchange.incoming, ts: "" },
     { role: "assistant" as const, content: exchange.reply, ts: "" }
   ])
 
@@ -191,7 +197,8 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
     }
     turn += 1
     lastReferenced = { ...lastReferenced, [target]: turn }
-    const result = Decay.check(state(), turn, `${target} ${exchange.incoming}`, exchange.reply, config, cache)
+    const topic = exchange.topic ?? exchange.incoming
+    const result = Decay.check(state(), turn, `${target} ${topic}`, exchange.reply, config, cache)
     expanded = [...result.state.expanded]
     lastReferenced = { ...result.state.last_referenced_turn }
     summaryReferenced = { ...result.state.summary_last_referenced_turn }
