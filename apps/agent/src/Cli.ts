@@ -89,6 +89,14 @@ const socketOf = (flags: { readonly config: string; readonly socket: Option.Opti
     onNone: () => Effect.map(Config.load(flags.config), (config) => Control.socketPath(config.state_dir))
   })
 
+const fail = (message: string) =>
+  Effect.andThen(
+    Console.error(`heed-agent: ${message}`),
+    Effect.sync(() => {
+      process.exitCode = 1
+    })
+  )
+
 const print = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
 const attention = Command.make(
@@ -151,4 +159,12 @@ export const command = Command.make("heed-agent").pipe(
  * @category constructors
  * @since 0.1.0
  */
-export const main = Command.run(command, { version: "0.1.0" }).pipe(Effect.provideService(Logger.LogToStderr, true))
+export const main = Command.run(command, { version: "0.1.0" }).pipe(
+  // Our own errors get one clear line on stderr and exit status 1, without a stack trace.
+  Effect.catchTags({
+    ConfigError: (error) => fail(error.message),
+    ControlError: (error) => fail(error.message),
+    IrcConfigError: (error) => fail(`${error.field}: ${error.message}`)
+  }),
+  Effect.provideService(Logger.LogToStderr, true)
+)
