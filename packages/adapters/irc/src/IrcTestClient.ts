@@ -23,11 +23,12 @@ export interface RawClient {
   readonly waitForPresence: (predicate: (line: string) => boolean, what: string) => Effect.Effect<void>
   /** PRIVMSG texts received so far, as `target text` (in order). */
   readonly received: Array<{ readonly from: string; readonly target: string; readonly text: string }>
-  /** Waits until `count` PRIVMSGs matching `predicate` were received. */
+  /** Waits until `count` PRIVMSGs matching `predicate` were received (failing after `timeoutS`, default 60). */
   readonly waitForMessages: (
     predicate: (message: { readonly from: string; readonly target: string; readonly text: string }) => boolean,
     count: number,
-    what: string
+    what: string,
+    timeoutS?: number
   ) => Effect.Effect<void>
   readonly quit: Effect.Effect<void>
 }
@@ -79,7 +80,7 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
           notify()
         }
       })
-      const waitUntil = (done: () => boolean, what: string) =>
+      const waitUntil = (done: () => boolean, what: string, timeoutS = 60) =>
         Effect.callback<void>((resume) => {
           const check = () => {
             if (done()) {
@@ -92,7 +93,7 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
           return Effect.sync(() => waiters.delete(check))
         }).pipe(
           Effect.timeoutOrElse({
-            duration: "60 seconds",
+            duration: `${timeoutS} seconds`,
             orElse: () => Effect.die(new Error(`${nick} timed out waiting for ${what}`))
           })
         )
@@ -113,7 +114,8 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
             waiters.add(check)
             socket.write(`JOIN ${channel}\r\n`)
           }),
-        waitForMessages: (predicate, count, what) => waitUntil(() => received.filter(predicate).length >= count, what),
+        waitForMessages: (predicate, count, what, timeoutS) =>
+          waitUntil(() => received.filter(predicate).length >= count, what, timeoutS),
         quit: Effect.sync(() => socket.end("QUIT :bye\r\n"))
       }
       socket.write(`NICK ${nick}\r\nUSER ${nick.slice(0, 10)} 0 * :${nick}\r\n`)
