@@ -73,7 +73,12 @@ export class Connection {
     const client = makeClient()
     this.client = client
     const current = () => this.client === client
-    client.on("registered", (event) => current() && this.onRegistered(event.nick))
+    client.on("registered", (event) => {
+      if (!current()) return
+      // Small lines, sent as soon as they are due: no Nagle delay behind an unacknowledged previous line.
+      client.connection.transport?.socket?.setNoDelay?.(true)
+      this.onRegistered(event.nick)
+    })
     client.on("nick in use", () => current() && this.status === "connecting" && client.changeNick(`${this.nick}_`))
     client.on("privmsg", (event) => {
       if (!current() || event.from_server === true || event.nick === undefined) return

@@ -42,7 +42,10 @@ export interface Client {
   on(event: "socket close", listener: (error?: unknown) => void): void
   removeAllListeners(): void
   readonly user: { nick: string }
-  readonly connection: { end(data?: string, hadError?: boolean): void }
+  readonly connection: {
+    end(data?: string, hadError?: boolean): void
+    readonly transport?: { readonly socket?: { setNoDelay?(noDelay: boolean): unknown } }
+  }
 }
 
 const require = createRequire(import.meta.url)
