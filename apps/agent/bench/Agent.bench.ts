@@ -54,7 +54,9 @@ const waitJoined = (client: IrcTestClient.RawClient, channel: string) =>
 
 const latency = Effect.gen(function* () {
   const server = yield* NgircdServer.start
-  const senders = yield* Effect.forEach([0, 1, 2, 3], (i) => IrcTestClient.rawClient(server.port, `sender${i}`, ["#bench"]))
+  const senders = yield* Effect.forEach([0, 1, 2, 3], (i) =>
+    IrcTestClient.rawClient(server.port, `sender${i}`, ["#bench"])
+  )
   yield* agentFor(server, ["#bench"], `/tmp/heed-bench-agent-${process.pid}-a`)
   yield* waitJoined(senders[0]!, "#bench")
   const once = (i: number) =>
@@ -70,24 +72,31 @@ const latency = Effect.gen(function* () {
       return ms
     })
   // The server's share: one relay from a person to another person (a mention and its reply take two).
-  const relay = yield* Effect.forEach(Array.from({ length: SAMPLES }, (_, i) => i), (i) =>
-    Effect.gen(function* () {
-      const start = performance.now()
-      yield* senders[0]!.say("#bench", `relay-${i}`)
-      yield* senders[1]!.waitForMessages((m) => m.text === `relay-${i}`, 1, `relay-${i}`)
-      const ms = performance.now() - start
-      yield* sleep(Math.max(0, 500 - ms))
-      return ms
-    })
+  const relay = yield* Effect.forEach(
+    Array.from({ length: SAMPLES }, (_, i) => i),
+    (i) =>
+      Effect.gen(function* () {
+        const start = performance.now()
+        yield* senders[0]!.say("#bench", `relay-${i}`)
+        yield* senders[1]!.waitForMessages((m) => m.text === `relay-${i}`, 1, `relay-${i}`)
+        const ms = performance.now() - start
+        yield* sleep(Math.max(0, 500 - ms))
+        return ms
+      })
   )
   const cold = yield* once(0)
-  const warm = yield* Effect.forEach(Array.from({ length: SAMPLES }, (_, i) => i + 1), once)
-  const runner = yield* Effect.forEach(Array.from({ length: SAMPLES }, (_, i) => i), () =>
-    Effect.gen(function* () {
-      const start = performance.now()
-      yield* runProgram("#bench", ["cat"], "[IRC @mention in #bench] <sender0> ping\n", { env: {}, timeoutS: 10 })
-      return performance.now() - start
-    })
+  const warm = yield* Effect.forEach(
+    Array.from({ length: SAMPLES }, (_, i) => i + 1),
+    once
+  )
+  const runner = yield* Effect.forEach(
+    Array.from({ length: SAMPLES }, (_, i) => i),
+    () =>
+      Effect.gen(function* () {
+        const start = performance.now()
+        yield* runProgram("#bench", ["cat"], "[IRC @mention in #bench] <sender0> ping\n", { env: {}, timeoutS: 10 })
+        return performance.now() - start
+      })
   )
   const warmStats = stats(warm)
   const runnerStats = stats(runner)

@@ -25,8 +25,8 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import {
-  AttentionInputError,
   type AttentionControlShape,
+  AttentionInputError,
   type AttentionView,
   type StatusView
 } from "./AttentionControl.ts"
@@ -49,7 +49,9 @@ export interface Turn {
   readonly prompt: string
   /** Tokens of every message the runner received (system prompt and context included). */
   readonly prompt_tokens: number
-  readonly outcome: { readonly _tag: "Replied"; readonly lines: number } | { readonly _tag: "Failed"; readonly error: string }
+  readonly outcome:
+    | { readonly _tag: "Replied"; readonly lines: number }
+    | { readonly _tag: "Failed"; readonly error: string }
   /** Targets whose context logs collapsed after this turn. */
   readonly collapsed: ReadonlyArray<string>
 }
@@ -72,18 +74,24 @@ export interface AgentShape {
   readonly subscribeTurns: Effect.Effect<Stream.Stream<Turn>, never, Scope.Scope>
 }
 
-const promptsCounter = Metric.counter("heed.agent.prompts", { description: "Prompts sent to the runner", incremental: true })
+const promptsCounter = Metric.counter("heed.agent.prompts", {
+  description: "Prompts sent to the runner",
+  incremental: true
+})
 const failuresCounter = Metric.counter("heed.agent.runner_failures", {
   description: "Runner failures (isolated to their target)",
   incremental: true
 })
 const promptTokens = Metric.gauge("heed.agent.prompt_tokens", { description: "Tokens of the last prompt per target" })
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")
-
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
-const view = (config: AgentConfig["attention"], target: string, state: Tracker.TargetState, now: number): AttentionView => ({
+const view = (
+  config: AgentConfig["attention"],
+  target: string,
+  state: Tracker.TargetState,
+  now: number
+): AttentionView => ({
   target,
   band: state.band,
   manual_ttl_s: Option.match(state.manualUntil, {
@@ -144,11 +152,17 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   }
 
   // What an exchange is about: the texts, without senders and without our own @mention.
-  const names = [nick, MentionRules.shortNick(nick)].filter((name): name is string => name !== undefined)
-  const mentionOfUs = new RegExp(`@(?:${names.map(escape).join("|")})\\b[,:]?`, "gi")
-  const topicOf = (texts: ReadonlyArray<string>) => texts.map((text) => text.replace(mentionOfUs, "").trim()).join("\n")
+  const withoutMention = MentionRules.mentionRemover(nick)
+  const topicOf = (texts: ReadonlyArray<string>) => texts.map(withoutMention).join("\n")
 
-  const respond = (target: string, kind: Turn["kind"], prompt: string, incoming: string, topic: string, thread?: string) =>
+  const respond = (
+    target: string,
+    kind: Turn["kind"],
+    prompt: string,
+    incoming: string,
+    topic: string,
+    thread?: string
+  ) =>
     Effect.gen(function* () {
       const briefing = kind === "poll" ? yield* awareness.briefing : Option.none()
       const full = Option.match(briefing, {
@@ -163,13 +177,28 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
       if (reply._tag === "Failure") {
         yield* Effect.logWarning(`runner: agent=${nick} target=${target} failed: ${reply.failure.message}`)
         yield* Metric.update(Metric.withAttributes(failuresCounter, { agent: nick, target }), 1)
-        PubSub.publishUnsafe(turns, { target, kind, prompt: full, prompt_tokens: tokens, outcome: { _tag: "Failed", error: reply.failure.message }, collapsed: [] })
+        PubSub.publishUnsafe(turns, {
+          target,
+          kind,
+          prompt: full,
+          prompt_tokens: tokens,
+          outcome: { _tag: "Failed", error: reply.failure.message },
+          collapsed: []
+        })
         return
       }
-      const lines = reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread }).pipe(Effect.orDie)
+      const lines =
+        reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread }).pipe(Effect.orDie)
       const collapsed = context.record(target, { incoming, reply: reply.success, topic })
       for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
-      PubSub.publishUnsafe(turns, { target, kind, prompt: full, prompt_tokens: tokens, outcome: { _tag: "Replied", lines: lines.length }, collapsed })
+      PubSub.publishUnsafe(turns, {
+        target,
+        kind,
+        prompt: full,
+        prompt_tokens: tokens,
+        outcome: { _tag: "Replied", lines: lines.length },
+        collapsed
+      })
     }).pipe(lockOf(target).withPermit, Effect.forkIn(scope), Effect.asVoid)
 
   const poll = (target: string) =>
@@ -232,7 +261,9 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     Effect.gen(function* () {
       const state = yield* scheduler.get(target)
       if (Option.isNone(state)) {
-        return yield* new AttentionInputError({ message: `target: ${target} is not tracked (join it or wait for a message there)` })
+        return yield* new AttentionInputError({
+          message: `target: ${target} is not tracked (join it or wait for a message there)`
+        })
       }
       return view(config.attention, target, state.value, yield* seconds)
     })
@@ -254,10 +285,14 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     set: (target, band: Band, ttl_s) =>
       Effect.gen(function* () {
         if (!validTarget(target)) {
-          return yield* new AttentionInputError({ message: `target: ${JSON.stringify(target)} is not a channel or DM:<nick>` })
+          return yield* new AttentionInputError({
+            message: `target: ${JSON.stringify(target)} is not a channel or DM:<nick>`
+          })
         }
         if (ttl_s !== undefined && !(ttl_s > 0)) {
-          return yield* new AttentionInputError({ message: `ttl_s must be a positive number of seconds (got ${ttl_s})` })
+          return yield* new AttentionInputError({
+            message: `ttl_s must be a positive number of seconds (got ${ttl_s})`
+          })
         }
         yield* scheduler.set(target, band, { ttl_s })
         return yield* get(target)

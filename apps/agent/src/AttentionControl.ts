@@ -8,11 +8,11 @@
  * @since 0.1.0
  */
 import { Band } from "@heed/attention-bands"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 
 /**
  * One target's attention as reported to people and runners.

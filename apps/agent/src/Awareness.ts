@@ -32,9 +32,10 @@ export interface Attention {
  * @category services
  * @since 0.1.0
  */
-export class Awareness extends Context.Service<Awareness, { readonly briefing: Effect.Effect<Option.Option<Attention>> }>()(
-  "@heed/agent/Awareness"
-) {}
+export class Awareness extends Context.Service<
+  Awareness,
+  { readonly briefing: Effect.Effect<Option.Option<Attention>> }
+>()("@heed/agent/Awareness") {}
 
 const BriefingReply = Schema.Struct({
   attention_needed: Schema.Boolean,
@@ -58,7 +59,10 @@ export const layerNone: Layer.Layer<Awareness> = Layer.succeed(Awareness, { brie
  * @category layers
  * @since 0.1.0
  */
-export const layerMcp = (options: { readonly url: string; readonly token?: string | undefined }): Layer.Layer<Awareness> =>
+export const layerMcp = (options: {
+  readonly url: string
+  readonly token?: string | undefined
+}): Layer.Layer<Awareness> =>
   Layer.effect(
     Awareness,
     Effect.gen(function* () {

@@ -5,13 +5,14 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
+
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 /**
  * Settings of {@link make}.
@@ -56,28 +57,36 @@ const json = (value: unknown) => (typeof value === "string" ? value : JSON.strin
  * @category encoding
  * @since 0.1.0
  */
-export const toWire = (prompt: Prompt.Prompt): Array<WireMessage> =>
-  prompt.content.flatMap((message): Array<WireMessage> => {
-    switch (message.role) {
-      case "system":
-        return [{ role: "system", content: message.content }]
-      case "user":
-        return [{ role: "user", content: textOf(message.content) }]
-      case "assistant": {
-        const calls = message.content.flatMap((part) =>
-          part.type === "tool-call"
-            ? [{ id: part.id, type: "function" as const, function: { name: part.name, arguments: json(part.params) } }]
-            : []
-        )
-        const text = textOf(message.content)
-        return [calls.length === 0 ? { role: "assistant", content: text } : { role: "assistant", content: text || null, tool_calls: calls }]
-      }
-      case "tool":
-        return message.content.flatMap((part) =>
-          part.type === "tool-result" ? [{ role: "tool" as const, tool_call_id: part.id, content: json(part.result) }] : []
-        )
+export const toWire = (prompt: Prompt.Prompt): Array<WireMessage> => prompt.content.flatMap(wireOf)
+
+function wireOf(message: Prompt.Message): Array<WireMessage> {
+  switch (message.role) {
+    case "system":
+      return [{ role: "system", content: message.content }]
+    case "user":
+      return [{ role: "user", content: textOf(message.content) }]
+    case "assistant": {
+      const calls = message.content.flatMap((part) =>
+        part.type === "tool-call"
+          ? [{ id: part.id, type: "function" as const, function: { name: part.name, arguments: json(part.params) } }]
+          : []
+      )
+      const text = textOf(message.content)
+      return [
+        calls.length === 0
+          ? { role: "assistant", content: text }
+          : { role: "assistant", content: text || null, tool_calls: calls }
+      ]
     }
-  })
+    case "tool":
+      return message.content.flatMap((part) =>
+        part.type === "tool-result"
+          ? [{ role: "tool" as const, tool_call_id: part.id, content: json(part.result) }]
+          : []
+      )
+  }
+  return []
+}
 
 const failure = (description: string) =>
   AiError.make({
@@ -107,9 +116,15 @@ const toParts = (body: WireResponse): Array<Response.PartEncoded> => {
   const message = choice?.message ?? {}
   const calls = message.tool_calls ?? []
   const parts: Array<Response.PartEncoded> = []
-  if (typeof message.content === "string" && message.content.length > 0) parts.push({ type: "text", text: message.content })
+  if (typeof message.content === "string" && message.content.length > 0)
+    parts.push({ type: "text", text: message.content })
   for (const call of calls) {
-    parts.push({ type: "tool-call", id: call.id, name: call.function.name, params: parseArguments(call.function.arguments) })
+    parts.push({
+      type: "tool-call",
+      id: call.id,
+      name: call.function.name,
+      params: parseArguments(call.function.arguments)
+    })
   }
   parts.push({
     type: "finish",
@@ -161,7 +176,11 @@ export const make = (options: ChatCompletionsOptions): ReturnType<typeof Languag
             : {
                 tools: provider.tools.map((tool) => ({
                   type: "function",
-                  function: { name: tool.name, description: tool.description ?? "", parameters: Tool.getJsonSchema(tool) }
+                  function: {
+                    name: tool.name,
+                    description: tool.description ?? "",
+                    parameters: Tool.getJsonSchema(tool)
+                  }
                 }))
               })
         }),

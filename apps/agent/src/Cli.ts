@@ -107,7 +107,10 @@ const attention = Command.make(
       Flag.withDescription("Set this band (otherwise the current attention is shown)"),
       Flag.optional
     ),
-    ttl: Flag.Finite("ttl").pipe(Flag.withDescription("Hold the band this many seconds, then decay normally"), Flag.optional),
+    ttl: Flag.Finite("ttl").pipe(
+      Flag.withDescription("Hold the band this many seconds, then decay normally"),
+      Flag.optional
+    ),
     config: configFlag,
     socket: socketFlag
   },

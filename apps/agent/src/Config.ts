@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { type AttentionConfig, AttentionConfig as Attention } from "@heed/attention-bands"
+import { AttentionConfig as Attention, type AttentionConfig } from "@heed/attention-bands"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { parse } from "yaml"
@@ -79,9 +79,13 @@ export const AgentFile = Schema.Struct({
   poll_interval: Schema.optionalKey(Schema.Finite),
   attention: Schema.optionalKey(Schema.Unknown),
   runner: Schema.Union([CommandRunnerConfig, OpenAiRunnerConfig]),
-  awareness: Schema.optionalKey(Schema.Struct({ url: Schema.NonEmptyString, token: Schema.optionalKey(Schema.String) })),
+  awareness: Schema.optionalKey(
+    Schema.Struct({ url: Schema.NonEmptyString, token: Schema.optionalKey(Schema.String) })
+  ),
   state_dir: Schema.optionalKey(Schema.NonEmptyString),
-  send: Schema.optionalKey(Schema.Struct({ rate: Schema.optionalKey(Positive), burst: Schema.optionalKey(PositiveInt) })),
+  send: Schema.optionalKey(
+    Schema.Struct({ rate: Schema.optionalKey(Positive), burst: Schema.optionalKey(PositiveInt) })
+  ),
   context: Schema.optionalKey(
     Schema.Struct({
       decay_threshold: Schema.optionalKey(PositiveInt),

@@ -75,6 +75,8 @@ const answer = (control: AttentionControlShape, line: string): Effect.Effect<str
           return control.pause
         case "resume":
           return control.resume
+        default:
+          return Effect.fail("unknown op")
       }
     }),
     Effect.match({
@@ -90,10 +92,7 @@ const answer = (control: AttentionControlShape, line: string): Effect.Effect<str
  * @category constructors
  * @since 0.1.0
  */
-export const serve = (
-  path: string,
-  control: AttentionControlShape
-): Effect.Effect<void, ControlError, Scope.Scope> =>
+export const serve = (path: string, control: AttentionControlShape): Effect.Effect<void, ControlError, Scope.Scope> =>
   Effect.gen(function* () {
     const context = yield* Effect.context<never>()
     const runPromise = (effect: Effect.Effect<string>) => Effect.runPromiseWith(context)(effect)
@@ -107,7 +106,8 @@ export const serve = (
       socket.on("error", () => socket.destroy())
       socket.on("data", (chunk: string) => {
         buffer += chunk
-        if (buffer.length > MAX_LINE) return void socket.end(`${JSON.stringify({ ok: false, error: "request too long" })}\n`)
+        if (buffer.length > MAX_LINE)
+          return void socket.end(`${JSON.stringify({ ok: false, error: "request too long" })}\n`)
         let index = buffer.indexOf("\n")
         while (index >= 0) {
           const line = buffer.slice(0, index).trim()
@@ -120,7 +120,9 @@ export const serve = (
     })
     yield* Effect.acquireRelease(
       Effect.callback<void, ControlError>((resume) => {
-        server.once("error", (error) => resume(Effect.fail(new ControlError({ message: `cannot listen on ${path}: ${error.message}` }))))
+        server.once("error", (error) =>
+          resume(Effect.fail(new ControlError({ message: `cannot listen on ${path}: ${error.message}` })))
+        )
         server.listen(path, () => resume(Effect.void))
       }),
       () =>
@@ -148,7 +150,11 @@ export const request = (path: string, body: Request): Effect.Effect<unknown, Con
     let buffer = ""
     socket.setEncoding("utf8")
     socket.on("error", (error) =>
-      resume(Effect.fail(new ControlError({ message: `no agent answers at ${path} (${error.message}); is heed-agent run going?` })))
+      resume(
+        Effect.fail(
+          new ControlError({ message: `no agent answers at ${path} (${error.message}); is heed-agent run going?` })
+        )
+      )
     )
     socket.on("data", (chunk: string) => {
       buffer += chunk
@@ -157,7 +163,9 @@ export const request = (path: string, body: Request): Effect.Effect<unknown, Con
       socket.end()
       try {
         const reply = JSON.parse(buffer.slice(0, index)) as { ok: boolean; result?: unknown; error?: string }
-        resume(reply.ok ? Effect.succeed(reply.result) : Effect.fail(new ControlError({ message: reply.error ?? "failed" })))
+        resume(
+          reply.ok ? Effect.succeed(reply.result) : Effect.fail(new ControlError({ message: reply.error ?? "failed" }))
+        )
       } catch {
         resume(Effect.fail(new ControlError({ message: "the agent sent a broken answer" })))
       }

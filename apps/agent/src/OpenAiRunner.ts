@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+
 import * as Chat from "effect/ai/Chat"
 import * as LanguageModel from "effect/ai/LanguageModel"
-import { AttentionControl, toolkit, toolkitLayer } from "./AttentionControl.ts"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { type AttentionControl, toolkit, toolkitLayer } from "./AttentionControl.ts"
 import * as ChatCompletions from "./ChatCompletions.ts"
 import type { OpenAiRunnerConfig } from "./Config.ts"
 import { Runner, RunnerError } from "./Runner.ts"

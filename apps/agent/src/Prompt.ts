@@ -13,8 +13,14 @@ import type { BufferedMessage, Mention } from "@heed/irc"
  * @category formatting
  * @since 0.1.0
  */
-export const quote = (message: { readonly sender: string; readonly text: string; readonly thread?: string | undefined }) =>
-  message.thread === undefined ? `<${message.sender}> ${message.text}` : `<${message.sender}> [thread:${message.thread}] ${message.text}`
+export const quote = (message: {
+  readonly sender: string
+  readonly text: string
+  readonly thread?: string | undefined
+}) =>
+  message.thread === undefined
+    ? `<${message.sender}> ${message.text}`
+    : `<${message.sender}> [thread:${message.thread}] ${message.text}`
 
 /**
  * The poll prompt for the unread, non-mention messages of a target.

@@ -92,7 +92,8 @@ export const runProgram = (
   }).pipe(
     Effect.timeoutOrElse({
       duration: `${options.timeoutS} seconds`,
-      orElse: () => Effect.fail(new RunnerError({ target, message: `${argv[0]} did not answer within ${options.timeoutS} s` }))
+      orElse: () =>
+        Effect.fail(new RunnerError({ target, message: `${argv[0]} did not answer within ${options.timeoutS} s` }))
     })
   )
 
@@ -110,10 +111,7 @@ export const layerCommand = (
   Layer.succeed(Runner, {
     reply: (request) => {
       const argv = typeof config.command === "string" ? ["sh", "-c", config.command] : config.command
-      const input =
-        config.context === "prompt"
-          ? (request.messages.at(-1)?.content ?? "")
-          : render(request.messages)
+      const input = config.context === "prompt" ? (request.messages.at(-1)?.content ?? "") : render(request.messages)
       return Effect.map(
         runProgram(request.target, argv, `${input}\n`, {
           env: { ...extraEnv, ...config.env, HEED_AGENT_TARGET: request.target },

@@ -98,7 +98,9 @@ export interface TargetContext {
  * @since 0.1.0
  */
 export const render = (messages: ReadonlyArray<PromptMessage>): string =>
-  messages.map((message) => (message.role === "system" ? message.content : `${message.role}: ${message.content}`)).join("\n\n")
+  messages
+    .map((message) => (message.role === "system" ? message.content : `${message.role}: ${message.content}`))
+    .join("\n\n")
 
 /**
  * Tokens of a prompt (every message's content).
@@ -174,12 +176,18 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
       .filter(([id, effort]) => !expanded.includes(id) && !evicted.has(id) && effort.summary !== null)
       .map(([id, effort]) => `- ${id}: ${effort.summary}`)
     const out: Array<PromptMessage> = [
-      { role: "system", content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}` }
+      {
+        role: "system",
+        content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}`
+      }
     ]
     const others = expanded.filter((id) => id !== target).sort()
     for (const id of [...others, ...(efforts.has(target) ? [target] : [])]) {
       for (const exchange of efforts.get(id)!.log) {
-        out.push({ role: "user", content: `[${id}] ${exchange.incoming}` }, { role: "assistant", content: exchange.reply })
+        out.push(
+          { role: "user", content: `[${id}] ${exchange.incoming}` },
+          { role: "assistant", content: exchange.reply }
+        )
       }
     }
     out.push({ role: "user", content: prompt })

@@ -29,58 +29,69 @@ const runProcess = (config: string) =>
   )
 
 describe.skipIf(skipIrc)("the heed-agent command line", () => {
-  it.live("run logs its startup summary, answers status and attention over the socket, and quits cleanly on SIGTERM", () =>
-    Effect.gen(function* () {
-      const server = yield* NgircdServer.start
-      const alice = yield* person(server, "alice", ["#dev"])
-      const dir = mkdtempSync(join(tmpdir(), "heed-agent-cli-"))
-      const config = join(dir, "agent.yaml")
-      writeFileSync(
-        config,
-        [
-          "server:",
-          `  host: ${server.host}`,
-          `  port: ${server.port}`,
-          `  nick: ${NICK}`,
-          'channels: ["#dev"]',
-          "attention:",
-          "  tick_s: 1",
-          "runner:",
-          "  type: command",
-          '  command: ["printf", "hello from the cli"]',
-          "  context: prompt",
-          "state_dir: ./state",
-          "quit_message: see you later",
-          ""
-        ].join("\n")
-      )
-      const agent = yield* runProcess(config)
-      yield* waitForAgentIn(alice, ["#dev"])
-      assert.include(agent.output.text, "attention: enabled=true bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=no")
-      assert.include(agent.output.text, `heed-agent: agent=${NICK} server=127.0.0.1:${server.port} channels=1 runner=command`)
+  it.live(
+    "run logs its startup summary, answers status and attention over the socket, and quits cleanly on SIGTERM",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* NgircdServer.start
+        const alice = yield* person(server, "alice", ["#dev"])
+        const dir = mkdtempSync(join(tmpdir(), "heed-agent-cli-"))
+        const config = join(dir, "agent.yaml")
+        writeFileSync(
+          config,
+          [
+            "server:",
+            `  host: ${server.host}`,
+            `  port: ${server.port}`,
+            `  nick: ${NICK}`,
+            'channels: ["#dev"]',
+            "attention:",
+            "  tick_s: 1",
+            "runner:",
+            "  type: command",
+            '  command: ["printf", "hello from the cli"]',
+            "  context: prompt",
+            "state_dir: ./state",
+            "quit_message: see you later",
+            ""
+          ].join("\n")
+        )
+        const agent = yield* runProcess(config)
+        yield* waitForAgentIn(alice, ["#dev"])
+        assert.include(
+          agent.output.text,
+          "attention: enabled=true bands=[hot=30/120 warm=120/300 cool=300/600 idle=600] override=no"
+        )
+        assert.include(
+          agent.output.text,
+          `heed-agent: agent=${NICK} server=127.0.0.1:${server.port} channels=1 runner=command`
+        )
 
-      const set = cli("attention", "#dev", "--band", "IDLE", "--ttl", "30", "--config", config)
-      assert.strictEqual(set.status, 0, set.stderr)
-      assert.strictEqual(JSON.parse(set.stdout).band, "IDLE")
-      yield* alice.say("#dev", "@bot hi there")
-      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
-      const status = cli("status", "--config", config)
-      assert.strictEqual(status.status, 0, status.stderr)
-      const parsed = JSON.parse(status.stdout)
-      assert.deepStrictEqual([parsed.agent, parsed.connection, parsed.runner], [NICK, "connected", "command"])
-      assert.strictEqual(parsed.targets.find((t: { target: string }) => t.target === "#dev").band, "HOT")
-      assert.include(agent.output.text, `attention: agent=${NICK} target=#dev band=IDLE\u2192HOT cause=direct`)
-      const bad = cli("attention", "#dev", "--band", "LUKEWARM", "--config", config)
-      assert.notStrictEqual(bad.status, 0)
+        const set = cli("attention", "#dev", "--band", "IDLE", "--ttl", "30", "--config", config)
+        assert.strictEqual(set.status, 0, set.stderr)
+        assert.strictEqual(JSON.parse(set.stdout).band, "IDLE")
+        yield* alice.say("#dev", "@bot hi there")
+        yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
+        const status = cli("status", "--config", config)
+        assert.strictEqual(status.status, 0, status.stderr)
+        const parsed = JSON.parse(status.stdout)
+        assert.deepStrictEqual([parsed.agent, parsed.connection, parsed.runner], [NICK, "connected", "command"])
+        assert.strictEqual(parsed.targets.find((t: { target: string }) => t.target === "#dev").band, "HOT")
+        assert.include(agent.output.text, `attention: agent=${NICK} target=#dev band=IDLE\u2192HOT cause=direct`)
+        const bad = cli("attention", "#dev", "--band", "LUKEWARM", "--config", config)
+        assert.notStrictEqual(bad.status, 0)
 
-      agent.child.kill("SIGTERM")
-      const code = yield* Effect.promise(() => agent.exited)
-      assert.strictEqual(code, 0)
-      yield* alice.waitForPresence((line) => line.startsWith(`QUIT ${NICK}`), "the agent's QUIT")
-      assert.include(alice.presence.find((line) => line.startsWith(`QUIT ${NICK}`)), "see you later")
-      assert.isFalse(existsSync(join(dir, "state", "agent.sock")))
-      assert.isTrue(existsSync(join(dir, "state", "context.json")))
-    }).pipe(Effect.scoped)
+        agent.child.kill("SIGTERM")
+        const code = yield* Effect.promise(() => agent.exited)
+        assert.strictEqual(code, 0)
+        yield* alice.waitForPresence((line) => line.startsWith(`QUIT ${NICK}`), "the agent's QUIT")
+        assert.include(
+          alice.presence.find((line) => line.startsWith(`QUIT ${NICK}`)),
+          "see you later"
+        )
+        assert.isFalse(existsSync(join(dir, "state", "agent.sock")))
+        assert.isTrue(existsSync(join(dir, "state", "context.json")))
+      }).pipe(Effect.scoped)
   )
 })
 
@@ -88,7 +99,10 @@ describe("the heed-agent command line without a server", () => {
   it("a config with a bad field fails with a message naming it", () => {
     const dir = mkdtempSync(join(tmpdir(), "heed-agent-cli-"))
     const config = join(dir, "agent.yaml")
-    writeFileSync(config, 'server: { host: 127.0.0.1, nick: bot, port: 99999 }\nrunner: { type: command, command: "cat" }\n')
+    writeFileSync(
+      config,
+      'server: { host: 127.0.0.1, nick: bot, port: 99999 }\nrunner: { type: command, command: "cat" }\n'
+    )
     const result = cli("run", "--config", config)
     assert.notStrictEqual(result.status, 0)
     assert.include(result.stderr, "port")

@@ -12,11 +12,18 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
     Effect.gen(function* () {
       const server = yield* NgircdServer.start
       const alice = yield* person(server, "alice", ["#dev"])
-      const { agent } = yield* startAgent(server, { channels: ["#dev"], attention: fastAttention(), runner: reply("on it") })
+      const { agent } = yield* startAgent(server, {
+        channels: ["#dev"],
+        attention: fastAttention(),
+        runner: reply("on it")
+      })
       yield* waitForAgentIn(alice, ["#dev"])
       yield* alice.say("#dev", "@bot could you check the build?")
       yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
-      assert.deepStrictEqual(alice.received.filter((m) => m.from === NICK).map((m) => [m.target, m.text]), [["#dev", "on it"]])
+      assert.deepStrictEqual(
+        alice.received.filter((m) => m.from === NICK).map((m) => [m.target, m.text]),
+        [["#dev", "on it"]]
+      )
       const state = yield* waitForState(agent, "#dev", () => true, "#dev tracked")
       assert.strictEqual(state.band, "HOT")
     }).pipe(Effect.scoped)

@@ -31,7 +31,9 @@ const fakeModel = (answer: (request: ChatRequest, index: number) => unknown) =>
           response.writeHead(401).end(JSON.stringify({ error: "bad path or key" }))
           return
         }
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer(parsed, requests.length - 1)))
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(answer(parsed, requests.length - 1)))
       })
       server.listen(0, "127.0.0.1", () => {
         const address = server.address()
@@ -64,29 +66,43 @@ const openai = (url: string) => ({ type: "openai", url, model: "fake-1", api_key
 process.env.HEED_TEST_OPENAI_KEY = "test-key"
 
 describe.skipIf(skipIrc)("the openai runner against a fake chat-completions server", () => {
-  it.live("a mention reaches the model with the attention tools; a set_attention call is applied, then the reply posted", () =>
-    Effect.gen(function* () {
-      const model = yield* fakeModel((_request, index) =>
-        index === 0 ? toolCall("set_attention", { target: "#dev", band: "IDLE", ttl_s: 600 }) : text("Done, going quiet.")
-      )
-      const server = yield* NgircdServer.start
-      const alice = yield* person(server, "alice", ["#dev"])
-      const { agent } = yield* startAgent(server, { channels: ["#dev"], attention: fastAttention(), runner: openai(model.url) })
-      yield* waitForAgentIn(alice, ["#dev"])
-      yield* alice.say("#dev", "@bot you can stop watching this channel")
-      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the model's reply")
-      assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "Done, going quiet.")
-      const [first, second] = model.requests
-      assert.strictEqual(first!.model, "fake-1")
-      assert.deepStrictEqual(first!.tools?.map((tool) => tool.function.name).sort(), ["get_attention", "set_attention"])
-      assert.include(first!.messages.at(-1)?.content ?? "", "[IRC @mention in #dev] <alice> @bot you can stop watching")
-      const result = second!.messages.find((message) => message.role === "tool")
-      assert.strictEqual(result?.tool_call_id, "call_1")
-      assert.include(result?.content ?? "", '"band":"IDLE"')
-      // The mention made #dev HOT, then the model's tool call held it IDLE.
-      const state = yield* waitForState(agent, "#dev", (s) => s.band === "IDLE", "IDLE by the tool")
-      assert.isTrue(state.manualUntil._tag === "Some")
-    }).pipe(Effect.scoped)
+  it.live(
+    "a mention reaches the model with the attention tools; a set_attention call is applied, then the reply posted",
+    () =>
+      Effect.gen(function* () {
+        const model = yield* fakeModel((_request, index) =>
+          index === 0
+            ? toolCall("set_attention", { target: "#dev", band: "IDLE", ttl_s: 600 })
+            : text("Done, going quiet.")
+        )
+        const server = yield* NgircdServer.start
+        const alice = yield* person(server, "alice", ["#dev"])
+        const { agent } = yield* startAgent(server, {
+          channels: ["#dev"],
+          attention: fastAttention(),
+          runner: openai(model.url)
+        })
+        yield* waitForAgentIn(alice, ["#dev"])
+        yield* alice.say("#dev", "@bot you can stop watching this channel")
+        yield* alice.waitForMessages((m) => m.from === NICK, 1, "the model's reply")
+        assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "Done, going quiet.")
+        const [first, second] = model.requests
+        assert.strictEqual(first!.model, "fake-1")
+        assert.deepStrictEqual(first!.tools?.map((tool) => tool.function.name).sort(), [
+          "get_attention",
+          "set_attention"
+        ])
+        assert.include(
+          first!.messages.at(-1)?.content ?? "",
+          "[IRC @mention in #dev] <alice> @bot you can stop watching"
+        )
+        const result = second!.messages.find((message) => message.role === "tool")
+        assert.strictEqual(result?.tool_call_id, "call_1")
+        assert.include(result?.content ?? "", '"band":"IDLE"')
+        // The mention made #dev HOT, then the model's tool call held it IDLE.
+        const state = yield* waitForState(agent, "#dev", (s) => s.band === "IDLE", "IDLE by the tool")
+        assert.isTrue(state.manualUntil._tag === "Some")
+      }).pipe(Effect.scoped)
   )
 
   it.live("decay collapses a channel's log after N unrelated turns and the prompt shrinks accordingly", () =>

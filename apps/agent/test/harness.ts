@@ -43,7 +43,12 @@ export const startAgent = (server: NgircdServer.NgircdServer, raw: Record<string
   Effect.gen(function* () {
     const dir = stateDir()
     const config = yield* Config.decode(
-      { server: { host: server.host, port: server.port, nick: NICK }, state_dir: dir, send: { rate: 20, burst: 20 }, ...raw },
+      {
+        server: { host: server.host, port: server.port, nick: NICK },
+        state_dir: dir,
+        send: { rate: 20, burst: 20 },
+        ...raw
+      },
       dir
     ).pipe(Effect.orDie)
     const agent = yield* runAgent(config).pipe(Effect.orDie)
@@ -73,7 +78,10 @@ export const nextTurn = (
     }
   }).pipe(
     Effect.orDie,
-    Effect.timeoutOrElse({ duration: "60 seconds", orElse: () => Effect.die(new Error(`timed out waiting for ${what}`)) })
+    Effect.timeoutOrElse({
+      duration: "60 seconds",
+      orElse: () => Effect.die(new Error(`timed out waiting for ${what}`))
+    })
   )
 
 /** Waits until a target's band satisfies `predicate` (checked as the scheduler changes it), then returns it. */
@@ -87,7 +95,13 @@ export const waitForState = (
   what: string
 ) =>
   bandOf(agent, target).pipe(
-    Effect.repeat({ until: (state) => state !== undefined && predicate(state), schedule: Schedule.spaced("20 millis") }),
+    Effect.repeat({
+      until: (state) => state !== undefined && predicate(state),
+      schedule: Schedule.spaced("20 millis")
+    }),
     Effect.map((state) => state!),
-    Effect.timeoutOrElse({ duration: "60 seconds", orElse: () => Effect.die(new Error(`timed out waiting for ${what}`)) })
+    Effect.timeoutOrElse({
+      duration: "60 seconds",
+      orElse: () => Effect.die(new Error(`timed out waiting for ${what}`))
+    })
   )

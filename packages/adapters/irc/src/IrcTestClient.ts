@@ -72,10 +72,12 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
           }
           if (command === "JOIN" && from === nick) {
             joined.add((rest ?? target!).replace(/^:/, "").toLowerCase())
-            if (channels.every((channel) => joined.has(channel.toLowerCase()))) resume(Effect.succeed({ socket, client }))
+            if (channels.every((channel) => joined.has(channel.toLowerCase())))
+              resume(Effect.succeed({ socket, client }))
           }
           if (command === "JOIN" && from !== nick) presence.push(`JOIN ${from} ${(rest ?? target!).replace(/^:/, "")}`)
-          if (command === "QUIT") presence.push(`QUIT ${from} ${[target, rest].filter(Boolean).join(" ").replace(/^:/, "")}`)
+          if (command === "QUIT")
+            presence.push(`QUIT ${from} ${[target, rest].filter(Boolean).join(" ").replace(/^:/, "")}`)
           if (command === "PRIVMSG") received.push({ from: from!, target: target!, text: rest ?? "" })
           notify()
         }

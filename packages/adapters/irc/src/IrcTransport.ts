@@ -13,9 +13,9 @@ import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { Connection } from "./internal/connection.ts"
 import type { Ambient, IrcEvent, Mention, Outgoing } from "./IrcEvent.ts"
 import * as IrcText from "./IrcText.ts"
+import { Connection } from "./internal/connection.ts"
 import * as Rules from "./MentionRules.ts"
 
 /**
@@ -137,7 +137,7 @@ const positive = (field: string, value: number | undefined, fallback: number) =>
       : Effect.fail(new IrcConfigError({ field, message: `${field} must be a positive number (got ${value})` }))
 
 const checkChannel = (channel: string) =>
-  Rules.isChannel(channel) && !/[\s,\u0007]/.test(channel) && channel.length <= 50
+  Rules.isChannel(channel) && !/[\s,]/.test(channel) && !channel.includes("\u0007") && channel.length <= 50
     ? Effect.succeed(channel)
     : Effect.fail(
         new IrcConfigError({
@@ -192,7 +192,9 @@ const make = Effect.fnUntraced(function* (config: IrcTransportConfig) {
     (connection) => quitWith(connection, DEFAULT_QUIT, 5)
   )
   const only = <T extends IrcEvent["_tag"]>(tag: T) =>
-    Stream.fromPubSub(events).pipe(Stream.filter((event): event is Extract<IrcEvent, { _tag: T }> => event._tag === tag))
+    Stream.fromPubSub(events).pipe(
+      Stream.filter((event): event is Extract<IrcEvent, { _tag: T }> => event._tag === tag)
+    )
 
   const send = (target: string, text: string, sendOptions?: SendOptions) =>
     Effect.gen(function* () {
@@ -221,9 +223,8 @@ const make = Effect.fnUntraced(function* (config: IrcTransportConfig) {
     outgoing: only("Outgoing"),
     send,
     join: (channels) =>
-      Effect.flatMap(
-        Effect.forEach(typeof channels === "string" ? [channels] : [...channels], checkChannel),
-        (valid) => Effect.sync(() => connection.join(valid))
+      Effect.flatMap(Effect.forEach(typeof channels === "string" ? [channels] : [...channels], checkChannel), (valid) =>
+        Effect.sync(() => connection.join(valid))
       ),
     part: (channel, reason) =>
       Effect.flatMap(checkChannel(channel), () => Effect.sync(() => connection.part(channel, reason))),
@@ -274,9 +275,8 @@ const quitWith = (connection: Connection, message: string, timeoutS: number) =>
  */
 export class IrcTransport extends Context.Service<IrcTransport, IrcTransportShape>()("@heed/irc/IrcTransport") {
   /** Connects in the current scope; the scope's end flushes the queue and quits. */
-  static readonly make: (
-    config: IrcTransportConfig
-  ) => Effect.Effect<IrcTransportShape, IrcConfigError, Scope.Scope> = make
+  static readonly make: (config: IrcTransportConfig) => Effect.Effect<IrcTransportShape, IrcConfigError, Scope.Scope> =
+    make
 
   /** A layer holding one connection for its lifetime. */
   static readonly layer = (config: IrcTransportConfig): Layer.Layer<IrcTransport, IrcConfigError> =>

@@ -29,7 +29,7 @@ export type Classification =
 
 // Characters RFC 2812 allows in a nick; a mention ends where they end.
 const NICK_CHAR = "A-Za-z0-9_\\-\\[\\]\\\\^{}|`"
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")
 
 /**
  * The short form of a nick: the part after the first `-` (`spark-claude` → `claude`), or `undefined` when the
@@ -53,9 +53,27 @@ export const shortNick = (nick: string): string | undefined => {
  */
 export const mentionMatcher = (nick: string): ((text: string) => boolean) => {
   const short = shortNick(nick)
-  const names = short === undefined ? escape(nick) : `${escape(nick)}|${escape(short)}`
+  const names = short === undefined ? escapeRegExp(nick) : `${escapeRegExp(nick)}|${escapeRegExp(short)}`
   const pattern = new RegExp(`(?:^|[^${NICK_CHAR}@.])@(?:${names})(?![${NICK_CHAR}])`, "i")
   return (text) => text.includes("@") && pattern.test(text)
+}
+
+/**
+ * Builds a function that removes the mentions of `nick` (`@nick` or `@short`, with a trailing `,` or `:`) from a
+ * text, e.g. to see what a message is about apart from who it was addressed to.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const mentionRemover = (nick: string): ((text: string) => string) => {
+  const short = shortNick(nick)
+  const names = short === undefined ? escapeRegExp(nick) : `${escapeRegExp(nick)}|${escapeRegExp(short)}`
+  const pattern = new RegExp(`(^|[^${NICK_CHAR}@.])@(?:${names})(?![${NICK_CHAR}])[,:]?`, "gi")
+  return (text) =>
+    text
+      .replace(pattern, "$1")
+      .replace(/\s{2,}/g, " ")
+      .trim()
 }
 
 /**

@@ -23,7 +23,12 @@ const setup = (channels = ["#dev", "#quiet"]) =>
       send_burst: 50
     })
     const events = yield* eventQueue(yield* transport.subscribe)
-    for (const channel of channels) yield* waitFor(events, is("Joined", (e) => e.channel === channel), `join ${channel}`)
+    for (const channel of channels)
+      yield* waitFor(
+        events,
+        is("Joined", (e) => e.channel === channel),
+        `join ${channel}`
+      )
     return { server, alice, transport, events }
   })
 
@@ -44,10 +49,14 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       yield* alice.say("#dev", "ping @claude, please")
       yield* alice.say("#dev", "marker")
       const seen: Array<string> = []
-      yield* waitFor(events, (e): e is never => {
-        if (e._tag === "Mention" || e._tag === "Ambient") seen.push(`${e._tag}:${e.text}`)
-        return e._tag === "Ambient" && e.text === "marker"
-      }, "marker")
+      yield* waitFor(
+        events,
+        (e): e is never => {
+          if (e._tag === "Mention" || e._tag === "Ambient") seen.push(`${e._tag}:${e.text}`)
+          return e._tag === "Ambient" && e.text === "marker"
+        },
+        "marker"
+      )
       assert.deepStrictEqual(seen, [
         "Mention:@thor-claude can you look?",
         "Mention:ping @claude, please",
@@ -61,7 +70,11 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       const { alice, events } = yield* setup()
       yield* alice.say(NICK, "private question")
       yield* alice.say("#dev", "marker")
-      const first = yield* waitFor(events, (e): e is IrcEventOf<"Mention" | "Ambient"> => e._tag === "Mention" || e._tag === "Ambient", "dm")
+      const first = yield* waitFor(
+        events,
+        (e): e is IrcEventOf<"Mention" | "Ambient"> => e._tag === "Mention" || e._tag === "Ambient",
+        "dm"
+      )
       assert.strictEqual(first._tag, "Mention")
       assert.strictEqual(first.target, "DM:alice")
       assert.isTrue(first._tag === "Mention" && first.dm)
@@ -78,7 +91,11 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       yield* system.say("#dev", "user joined")
       const alice2 = yield* rawClient(server.port, "bob", ["#dev"])
       yield* alice2.say("#dev", "marker")
-      const first = yield* waitFor(events, (e): e is IrcEventOf<"Mention" | "Ambient"> => e._tag === "Mention" || e._tag === "Ambient", "marker")
+      const first = yield* waitFor(
+        events,
+        (e): e is IrcEventOf<"Mention" | "Ambient"> => e._tag === "Mention" || e._tag === "Ambient",
+        "marker"
+      )
       assert.deepStrictEqual([first._tag, first.sender, first.text], ["Ambient", "bob", "marker"])
     }).pipe(Effect.scoped)
   )
@@ -107,7 +124,13 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       assert.isAbove(lines.length, 1)
       assert.strictEqual(lines.join(" "), text)
       yield* alice.waitForMessages((m) => m.from === NICK, lines.length, "all pieces")
-      assert.strictEqual(alice.received.filter((m) => m.from === NICK).map((m) => m.text).join(" "), text)
+      assert.strictEqual(
+        alice.received
+          .filter((m) => m.from === NICK)
+          .map((m) => m.text)
+          .join(" "),
+        text
+      )
     }).pipe(Effect.scoped)
   )
 
@@ -124,14 +147,22 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       // Without engagement, ambient traffic does not warm a channel.
       yield* alice.say("#quiet", "idle chatter")
       yield* alice.say("#dev", "before we spoke")
-      yield* waitFor(events, is("Ambient", (e) => e.text === "before we spoke"), "ambient before")
+      yield* waitFor(
+        events,
+        is("Ambient", (e) => e.text === "before we spoke"),
+        "ambient before"
+      )
       yield* transport.send("#dev", "on it", { thread: "build-fix" })
       const outgoing = yield* waitFor(events, is("Outgoing"), "thread outgoing")
       assert.deepStrictEqual([outgoing.target, outgoing.thread, outgoing.line], ["#dev", "build-fix", "on it"])
       yield* alice.waitForMessages((m) => m.from === NICK, 1, "thread reply")
       assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "[thread:build-fix] on it")
       yield* alice.say("#dev", "[thread:build-fix] thanks")
-      const ambient = yield* waitFor(events, is("Ambient", (e) => e.text === "thanks"), "thread ambient")
+      const ambient = yield* waitFor(
+        events,
+        is("Ambient", (e) => e.text === "thanks"),
+        "thread ambient"
+      )
       assert.strictEqual(ambient.thread, "build-fix")
       const bandOf = (target: string) =>
         Effect.map(scheduler.get(target), (state) => Option.getOrUndefined(state)?.band)
@@ -142,38 +173,49 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("reconnects with doubling backoff after a crash, rejoins, and sends lines queued while down exactly once", () =>
-    Effect.gen(function* () {
-      const { server, events, transport } = yield* setup(["#dev"])
-      yield* server.kill
-      // The first retry comes after 1 s, then 2 s, then 4 s while the server stays down.
-      const delays: Array<number | undefined> = []
-      yield* waitFor(events, (e): e is never => {
-        if (e._tag === "Disconnected") delays.push(e.retryInMs)
-        return delays.length === 3
-      }, "three failed connection attempts", 30)
-      assert.deepStrictEqual(delays, [1000, 2000, 4000])
-      assert.strictEqual(yield* transport.status, "disconnected")
-      yield* transport.send("#dev", "queued while down 1\nqueued while down 2")
-      assert.strictEqual(yield* transport.pending, 2)
-      // The server comes back and dave is in #dev before our 4 s retry.
-      yield* server.restart
-      const dave = yield* rawClient(server.port, "dave", ["#dev"])
-      const connected = yield* waitFor(events, is("Connected"), "reconnect", 30)
-      assert.strictEqual(connected.reconnects, 3)
-      yield* waitFor(events, is("Joined", (e) => e.channel === "#dev"), "rejoin")
-      yield* dave.waitForMessages((m) => m.from === NICK, 2, "the queued lines")
-      yield* transport.send("#dev", "after the reconnect")
-      yield* dave.say("#dev", "@thor-claude still there?")
-      const mention = yield* waitFor(events, is("Mention"), "mention after reconnect")
-      assert.strictEqual(mention.sender, "dave")
-      yield* dave.waitForMessages((m) => m.from === NICK, 3, "the line after the reconnect")
-      assert.strictEqual(yield* transport.pending, 0)
-      assert.deepStrictEqual(
-        dave.received.filter((m) => m.from === NICK).map((m) => m.text),
-        ["queued while down 1", "queued while down 2", "after the reconnect"]
-      )
-    }).pipe(Effect.scoped)
+  it.live(
+    "reconnects with doubling backoff after a crash, rejoins, and sends lines queued while down exactly once",
+    () =>
+      Effect.gen(function* () {
+        const { server, events, transport } = yield* setup(["#dev"])
+        yield* server.kill
+        // The first retry comes after 1 s, then 2 s, then 4 s while the server stays down.
+        const delays: Array<number | undefined> = []
+        yield* waitFor(
+          events,
+          (e): e is never => {
+            if (e._tag === "Disconnected") delays.push(e.retryInMs)
+            return delays.length === 3
+          },
+          "three failed connection attempts",
+          30
+        )
+        assert.deepStrictEqual(delays, [1000, 2000, 4000])
+        assert.strictEqual(yield* transport.status, "disconnected")
+        yield* transport.send("#dev", "queued while down 1\nqueued while down 2")
+        assert.strictEqual(yield* transport.pending, 2)
+        // The server comes back and dave is in #dev before our 4 s retry.
+        yield* server.restart
+        const dave = yield* rawClient(server.port, "dave", ["#dev"])
+        const connected = yield* waitFor(events, is("Connected"), "reconnect", 30)
+        assert.strictEqual(connected.reconnects, 3)
+        yield* waitFor(
+          events,
+          is("Joined", (e) => e.channel === "#dev"),
+          "rejoin"
+        )
+        yield* dave.waitForMessages((m) => m.from === NICK, 2, "the queued lines")
+        yield* transport.send("#dev", "after the reconnect")
+        yield* dave.say("#dev", "@thor-claude still there?")
+        const mention = yield* waitFor(events, is("Mention"), "mention after reconnect")
+        assert.strictEqual(mention.sender, "dave")
+        yield* dave.waitForMessages((m) => m.from === NICK, 3, "the line after the reconnect")
+        assert.strictEqual(yield* transport.pending, 0)
+        assert.deepStrictEqual(
+          dave.received.filter((m) => m.from === NICK).map((m) => m.text),
+          ["queued while down 1", "queued while down 2", "after the reconnect"]
+        )
+      }).pipe(Effect.scoped)
   )
 
   it.live("joining 200 channels goes through the paced queue without a flood disconnect", () =>
@@ -186,11 +228,16 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       yield* transport.join(channels)
       const joined = new Set<string>()
       let disconnects = 0
-      yield* waitFor(events, (e): e is never => {
-        if (e._tag === "Joined") joined.add(e.channel)
-        if (e._tag === "Disconnected") disconnects++
-        return joined.size === 200
-      }, "200 joins", 60)
+      yield* waitFor(
+        events,
+        (e): e is never => {
+          if (e._tag === "Joined") joined.add(e.channel)
+          if (e._tag === "Disconnected") disconnects++
+          return joined.size === 200
+        },
+        "200 joins",
+        60
+      )
       assert.strictEqual(disconnects, 0)
       assert.strictEqual((yield* transport.joined).length, 200)
       assert.strictEqual(yield* transport.status, "connected")

@@ -19,11 +19,17 @@ describe("MessageBuffer", () => {
       yield* buffer.append(message("#b", "other"))
       yield* buffer.append(message("#a", "two"))
       const first = yield* buffer.read("#a")
-      assert.deepStrictEqual(first.messages.map((m) => m.text), ["one", "two"])
+      assert.deepStrictEqual(
+        first.messages.map((m) => m.text),
+        ["one", "two"]
+      )
       assert.strictEqual(first.cursor, 2)
       assert.deepStrictEqual((yield* buffer.read("#a")).messages, [])
       yield* buffer.append(message("#a", "three"))
-      assert.deepStrictEqual((yield* buffer.read("#a")).messages.map((m) => m.text), ["three"])
+      assert.deepStrictEqual(
+        (yield* buffer.read("#a")).messages.map((m) => m.text),
+        ["three"]
+      )
     })
   )
 

@@ -31,7 +31,10 @@ export const waitFor = <A extends IrcEvent>(
     }
   }).pipe(
     Effect.catchCause(() => Effect.die(new Error(`queue ended while waiting for ${what}`))),
-    Effect.timeoutOrElse({ duration: `${seconds} seconds`, orElse: () => Effect.die(new Error(`timed out waiting for ${what}`)) })
+    Effect.timeoutOrElse({
+      duration: `${seconds} seconds`,
+      orElse: () => Effect.die(new Error(`timed out waiting for ${what}`))
+    })
   ) as Effect.Effect<A>
 
 /** The transport's events from now on, as a queue. */
@@ -45,4 +48,4 @@ export const is =
   (event: IrcEvent): event is Extract<IrcEvent, { _tag: T }> =>
     event._tag === tag && test(event as Extract<IrcEvent, { _tag: T }>)
 
-export { rawClient, type RawClient } from "../src/IrcTestClient.ts"
+export { type RawClient, rawClient } from "../src/IrcTestClient.ts"

@@ -175,7 +175,10 @@ export class Connection {
 
   part(channel: string, reason: string | undefined): boolean {
     const known = this.desired.delete(channel.toLowerCase())
-    this.priority.push({ raw: reason === undefined ? `PART ${channel}` : `PART ${channel} :${reason}`, outgoing: undefined })
+    this.priority.push({
+      raw: reason === undefined ? `PART ${channel}` : `PART ${channel} :${reason}`,
+      outgoing: undefined
+    })
     this.pump()
     return known
   }
@@ -207,7 +210,10 @@ export class Connection {
   private pump(): void {
     if (this.pumpTimer !== undefined || this.status !== "connected") return
     const now = performance.now()
-    this.tokens = Math.min(this.options.burst, this.tokens + ((now - this.refilledAt) / 1000) * this.options.linesPerSecond)
+    this.tokens = Math.min(
+      this.options.burst,
+      this.tokens + ((now - this.refilledAt) / 1000) * this.options.linesPerSecond
+    )
     this.refilledAt = now
     while (this.tokens >= 1 && this.pending > 0 && this.client !== undefined) {
       const next = (this.priority.length > 0 ? this.priority : this.queue).shift()!
@@ -220,10 +226,13 @@ export class Connection {
       return
     }
     const wait = ((1 - this.tokens) / this.options.linesPerSecond) * 1000
-    this.pumpTimer = setTimeout(() => {
-      this.pumpTimer = undefined
-      this.pump()
-    }, Math.max(1, wait))
+    this.pumpTimer = setTimeout(
+      () => {
+        this.pumpTimer = undefined
+        this.pump()
+      },
+      Math.max(1, wait)
+    )
   }
 }
 
