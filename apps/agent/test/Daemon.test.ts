@@ -29,22 +29,28 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
     }).pipe(Effect.scoped)
   )
 
-  it.live("two channels diverge: the mentioned one is HOT, the quiet one stays IDLE", () =>
+  it.live("two channels diverge (the mentioned one HOT, the quiet one IDLE) and a pinned channel keeps its band", () =>
     Effect.gen(function* () {
       const server = yield* NgircdServer.start
-      const alice = yield* person(server, "alice", ["#general", "#quiet"])
+      const channels = ["#general", "#quiet", "#ops"]
+      const alice = yield* person(server, "alice", channels)
       const { agent } = yield* startAgent(server, {
-        channels: ["#general", "#quiet"],
-        attention: fastAttention(),
+        channels,
+        attention: { ...fastAttention(), pinned: { "#ops": "WARM" } },
         runner: reply("hi")
       })
-      yield* waitForAgentIn(alice, ["#general", "#quiet"])
+      yield* waitForAgentIn(alice, channels)
       yield* alice.say("#general", "@spark-bot hello")
+      yield* alice.say("#ops", "@spark-bot deploy done?")
       yield* waitForState(agent, "#general", (s) => s.band === "HOT", "#general HOT")
       // #quiet has been polled (it was seeded) and never stimulated.
       const quiet = yield* waitForState(agent, "#quiet", (s) => Option.isSome(s.lastPollAt), "#quiet polled")
       assert.strictEqual(quiet.band, "IDLE")
       assert.strictEqual((yield* waitForState(agent, "#general", () => true, "#general")).band, "HOT")
+      // The pin fixes #ops' polling rate; its mention was still answered directly.
+      yield* alice.waitForMessages((m) => m.from === NICK && m.target === "#ops", 1, "the #ops reply")
+      const ops = yield* waitForState(agent, "#ops", () => true, "#ops")
+      assert.deepStrictEqual([ops.band, ops.pinned], ["WARM", true])
     }).pipe(Effect.scoped)
   )
 
