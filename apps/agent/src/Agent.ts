@@ -9,6 +9,7 @@
 import { AttentionConfig, type Band, Scheduler, type Tracker } from "@heed/attention-bands"
 import {
   AttentionWiring,
+  type IrcEvent,
   IrcTransport,
   type IrcTransportShape,
   type Mention,
@@ -105,6 +106,156 @@ const view = (
 
 const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /^DM:[^\s,]{1,30}$/.test(target)
 
+interface Parts {
+  readonly config: AgentConfig
+  readonly nick: string
+  readonly scope: Scope.Scope
+  readonly runner: Runner["Service"]
+  readonly awareness: Awareness["Service"]
+  readonly counter: TokenCounter["Service"]
+  readonly transport: IrcTransportShape
+  readonly context: TargetContext.TargetContext
+  readonly turns: PubSub.PubSub<Turn>
+}
+
+/** What a turn needs besides its target: the prompt, the quoted lines for the log, the topic, the thread. */
+interface TurnInput {
+  readonly kind: Turn["kind"]
+  readonly prompt: string
+  readonly incoming: string
+  readonly topic: string
+  readonly thread?: string | undefined
+}
+
+// One turn: context, runner, reply, decay. Runs forked, one at a time per target, so a slow or failing runner
+// never holds up other targets or the poll loop.
+const makeResponder = (parts: Parts) => {
+  const { context, counter, nick, runner, transport, turns } = parts
+  const locks = new Map<string, Semaphore.Semaphore>()
+  const lockOf = (target: string) => {
+    let lock = locks.get(target)
+    if (lock === undefined) {
+      lock = Semaphore.makeUnsafe(1)
+      locks.set(target, lock)
+    }
+    return lock
+  }
+  const finish = (
+    target: string,
+    input: TurnInput,
+    prompt: string,
+    tokens: number,
+    outcome: Turn["outcome"],
+    collapsed: ReadonlyArray<string> = []
+  ) => PubSub.publishUnsafe(turns, { target, kind: input.kind, prompt, prompt_tokens: tokens, outcome, collapsed })
+
+  const turn = (target: string, input: TurnInput) =>
+    Effect.gen(function* () {
+      const briefing = input.kind === "poll" ? yield* parts.awareness.briefing : Option.none()
+      const prompt = Option.match(briefing, {
+        onNone: () => input.prompt,
+        onSome: (attention) => `${Prompt.briefing(attention.summary, attention.suggested)}\n\n${input.prompt}`
+      })
+      const messages = context.messages(target, Prompt.system(nick), prompt)
+      const tokens = TargetContext.tokens(counter, messages)
+      yield* Metric.update(Metric.withAttributes(promptsCounter, { agent: nick, target, kind: input.kind }), 1)
+      yield* Metric.update(Metric.withAttributes(promptTokens, { agent: nick, target }), tokens)
+      const reply = yield* Effect.result(runner.reply({ target, messages }))
+      if (reply._tag === "Failure") {
+        yield* Effect.logWarning(`runner: agent=${nick} target=${target} failed: ${reply.failure.message}`)
+        yield* Metric.update(Metric.withAttributes(failuresCounter, { agent: nick, target }), 1)
+        return finish(target, input, prompt, tokens, { _tag: "Failed", error: reply.failure.message })
+      }
+      const sent = reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread: input.thread })
+      const collapsed = context.record(target, { incoming: input.incoming, reply: reply.success, topic: input.topic })
+      for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
+      finish(target, input, prompt, tokens, { _tag: "Replied", lines: sent.length }, collapsed)
+    }).pipe(
+      Effect.catchTag("IrcConfigError", (error) =>
+        Effect.logWarning(`reply: agent=${nick} target=${target} not sent: ${error.message}`)
+      )
+    )
+
+  return (target: string, input: TurnInput): Effect.Effect<void> =>
+    turn(target, input).pipe(lockOf(target).withPermit, Effect.forkIn(parts.scope), Effect.asVoid)
+}
+
+// Every message goes to the buffer; a mention (unless paused) gets an immediate turn.
+const routeEvents = (
+  events: Stream.Stream<IrcEvent>,
+  buffer: MessageBuffer["Service"],
+  onMention: (mention: Mention) => Effect.Effect<void>
+) =>
+  events.pipe(
+    Stream.runForEach((event) => {
+      switch (event._tag) {
+        case "Mention":
+        case "Ambient": {
+          const { at, sender, target, text, thread } = event
+          const mention = event._tag === "Mention"
+          const stored = buffer.append({ target, sender, text, mention, thread, at })
+          return mention ? Effect.andThen(stored, onMention(event)) : Effect.asVoid(stored)
+        }
+        case "Parted":
+          return Effect.asVoid(buffer.forget(event.channel))
+        default:
+          return Effect.void
+      }
+    }),
+    Effect.forkScoped
+  )
+
+// The control surface (socket and runner tools) over the scheduler.
+const makeControl = (
+  config: AgentConfig,
+  scheduler: Scheduler["Service"],
+  transport: IrcTransportShape,
+  context: TargetContext.TargetContext
+): AttentionControlShape => {
+  const get = (target: string) =>
+    Effect.gen(function* () {
+      const state = yield* scheduler.get(target)
+      if (Option.isNone(state)) {
+        return yield* new AttentionInputError({
+          message: `target: ${target} is not tracked (join it or wait for a message there)`
+        })
+      }
+      return view(config.attention, target, state.value, yield* seconds)
+    })
+  const status = Effect.gen(function* () {
+    const now = yield* seconds
+    const snapshot = yield* scheduler.snapshot
+    return {
+      agent: yield* transport.nick,
+      connection: yield* transport.status,
+      paused: yield* scheduler.isPaused,
+      runner: config.runner.type,
+      turns: context.turn(),
+      targets: [...snapshot].map(([target, state]) => view(config.attention, target, state, now))
+    } satisfies StatusView
+  })
+  const set = (target: string, band: Band, ttl_s: number | undefined) =>
+    Effect.gen(function* () {
+      if (!validTarget(target)) {
+        return yield* new AttentionInputError({
+          message: `target: ${JSON.stringify(target)} is not a channel or DM:<nick>`
+        })
+      }
+      if (ttl_s !== undefined && !(ttl_s > 0)) {
+        return yield* new AttentionInputError({ message: `ttl_s must be a positive number of seconds (got ${ttl_s})` })
+      }
+      yield* scheduler.set(target, band, { ttl_s })
+      return yield* get(target)
+    })
+  return {
+    set,
+    get,
+    status,
+    pause: Effect.andThen(scheduler.pause, status),
+    resume: Effect.andThen(scheduler.resume, status)
+  }
+}
+
 /**
  * Starts the agent in the current scope; closing the scope sends QUIT (after flushing the send queue), saves the
  * context and removes the control socket.
@@ -113,10 +264,6 @@ const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function* (config: AgentConfig) {
-  const scope = yield* Scope.Scope
-  const runner = yield* Runner
-  const awareness = yield* Awareness
-  const counter = yield* TokenCounter
   const nick = config.server.nick
   const channels = config.channels ?? []
   const turns = yield* Effect.acquireRelease(PubSub.unbounded<Turn>(), (pubsub) => PubSub.shutdown(pubsub))
@@ -139,170 +286,48 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   })
   yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
   const events = yield* transport.subscribe
-
-  // One runner call at a time per target; different targets run side by side.
-  const locks = new Map<string, Semaphore.Semaphore>()
-  const lockOf = (target: string) => {
-    let lock = locks.get(target)
-    if (lock === undefined) {
-      lock = Semaphore.makeUnsafe(1)
-      locks.set(target, lock)
-    }
-    return lock
-  }
-
-  // What an exchange is about: the texts, without senders and without our own @mention.
-  const withoutMention = MentionRules.mentionRemover(nick)
-  const topicOf = (texts: ReadonlyArray<string>) => texts.map(withoutMention).join("\n")
-
-  const respond = (
-    target: string,
-    kind: Turn["kind"],
-    prompt: string,
-    incoming: string,
-    topic: string,
-    thread?: string
-  ) =>
-    Effect.gen(function* () {
-      const briefing = kind === "poll" ? yield* awareness.briefing : Option.none()
-      const full = Option.match(briefing, {
-        onNone: () => prompt,
-        onSome: (attention) => `${Prompt.briefing(attention.summary, attention.suggested)}\n\n${prompt}`
-      })
-      const messages = context.messages(target, Prompt.system(nick), full)
-      const tokens = TargetContext.tokens(counter, messages)
-      yield* Metric.update(Metric.withAttributes(promptsCounter, { agent: nick, target, kind }), 1)
-      yield* Metric.update(Metric.withAttributes(promptTokens, { agent: nick, target }), tokens)
-      const reply = yield* Effect.result(runner.reply({ target, messages }))
-      if (reply._tag === "Failure") {
-        yield* Effect.logWarning(`runner: agent=${nick} target=${target} failed: ${reply.failure.message}`)
-        yield* Metric.update(Metric.withAttributes(failuresCounter, { agent: nick, target }), 1)
-        PubSub.publishUnsafe(turns, {
-          target,
-          kind,
-          prompt: full,
-          prompt_tokens: tokens,
-          outcome: { _tag: "Failed", error: reply.failure.message },
-          collapsed: []
-        })
-        return
-      }
-      const lines =
-        reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread }).pipe(Effect.orDie)
-      const collapsed = context.record(target, { incoming, reply: reply.success, topic })
-      for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
-      PubSub.publishUnsafe(turns, {
-        target,
-        kind,
-        prompt: full,
-        prompt_tokens: tokens,
-        outcome: { _tag: "Replied", lines: lines.length },
-        collapsed
-      })
-    }).pipe(lockOf(target).withPermit, Effect.forkIn(scope), Effect.asVoid)
+  const respond = makeResponder({
+    config,
+    nick,
+    scope: yield* Scope.Scope,
+    runner: yield* Runner,
+    awareness: yield* Awareness,
+    counter: yield* TokenCounter,
+    transport,
+    context,
+    turns
+  })
+  const topicOf = MentionRules.mentionRemover(nick)
 
   const poll = (target: string) =>
     Effect.gen(function* () {
-      const { messages } = yield* buffer.read(target)
-      const fresh = messages.filter((message) => !message.mention)
+      const fresh = (yield* buffer.read(target)).messages.filter((message) => !message.mention)
       if (fresh.length === 0) return "empty" as const
-      yield* respond(
-        target,
-        "poll",
-        Prompt.poll(target, fresh),
-        fresh.map(Prompt.quote).join("\n"),
-        topicOf(fresh.map((message) => message.text))
-      )
+      yield* respond(target, {
+        kind: "poll",
+        prompt: Prompt.poll(target, fresh),
+        incoming: fresh.map(Prompt.quote).join("\n"),
+        topic: fresh.map((message) => topicOf(message.text)).join("\n")
+      })
       return "delivered" as const
     })
-
   const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
   yield* AttentionWiring.make(transport, scheduler)
-
-  const onMention = (mention: Mention) =>
-    Effect.gen(function* () {
-      if (yield* scheduler.isPaused) return
-      yield* respond(
-        mention.target,
-        "mention",
-        Prompt.direct(mention),
-        Prompt.quote(mention),
-        topicOf([mention.text]),
-        mention.thread
-      )
-    })
-
-  yield* events.pipe(
-    Stream.runForEach((event) => {
-      switch (event._tag) {
-        case "Mention":
-        case "Ambient":
-          return Effect.andThen(
-            buffer.append({
-              target: event.target,
-              sender: event.sender,
-              text: event.text,
-              mention: event._tag === "Mention",
-              thread: event.thread,
-              at: event.at
-            }),
-            event._tag === "Mention" ? onMention(event) : Effect.void
-          )
-        case "Parted":
-          return Effect.asVoid(buffer.forget(event.channel))
-        default:
-          return Effect.void
-      }
-    }),
-    Effect.forkScoped
+  yield* routeEvents(events, buffer, (mention) =>
+    Effect.flatMap(scheduler.isPaused, (paused) =>
+      paused
+        ? Effect.void
+        : respond(mention.target, {
+            kind: "mention",
+            prompt: Prompt.direct(mention),
+            incoming: Prompt.quote(mention),
+            topic: topicOf(mention.text),
+            thread: mention.thread
+          })
+    )
   )
 
-  const get = (target: string) =>
-    Effect.gen(function* () {
-      const state = yield* scheduler.get(target)
-      if (Option.isNone(state)) {
-        return yield* new AttentionInputError({
-          message: `target: ${target} is not tracked (join it or wait for a message there)`
-        })
-      }
-      return view(config.attention, target, state.value, yield* seconds)
-    })
-
-  const status = Effect.gen(function* () {
-    const now = yield* seconds
-    const snapshot = yield* scheduler.snapshot
-    return {
-      agent: yield* transport.nick,
-      connection: yield* transport.status,
-      paused: yield* scheduler.isPaused,
-      runner: config.runner.type,
-      turns: context.turn(),
-      targets: [...snapshot].map(([target, state]) => view(config.attention, target, state, now))
-    } satisfies StatusView
-  })
-
-  const control: AttentionControlShape = {
-    set: (target, band: Band, ttl_s) =>
-      Effect.gen(function* () {
-        if (!validTarget(target)) {
-          return yield* new AttentionInputError({
-            message: `target: ${JSON.stringify(target)} is not a channel or DM:<nick>`
-          })
-        }
-        if (ttl_s !== undefined && !(ttl_s > 0)) {
-          return yield* new AttentionInputError({
-            message: `ttl_s must be a positive number of seconds (got ${ttl_s})`
-          })
-        }
-        yield* scheduler.set(target, band, { ttl_s })
-        return yield* get(target)
-      }),
-    get,
-    status,
-    pause: Effect.andThen(scheduler.pause, status),
-    resume: Effect.andThen(scheduler.resume, status)
-  }
-
+  const control = makeControl(config, scheduler, transport, context)
   const socket = Control.socketPath(config.state_dir)
   yield* Control.serve(socket, control)
   yield* Effect.logInfo(
