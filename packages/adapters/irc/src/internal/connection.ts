@@ -160,7 +160,7 @@ export class Connection {
     this.retryTimer = setTimeout(() => this.connect(), delay)
   }
 
-  /** Queues PRIVMSG lines (already split); returns how many were queued. */
+  /** Queues PRIVMSG lines (already split); they go out in order as the token bucket allows. */
   enqueue(lines: ReadonlyArray<QueuedLine>): void {
     this.queue.push(...lines)
     this.pump()
@@ -253,5 +253,3 @@ const joinLines = (channels: ReadonlyArray<string>): Array<QueuedLine> => {
   if (batch.length > 0) lines.push({ raw: `JOIN ${batch.join(",")}`, outgoing: undefined })
   return lines
 }
-
-export type { QueuedLine }
