@@ -4,6 +4,10 @@
  *
  * @internal
  */
+
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -51,8 +55,22 @@ const hint = (provider: Provider, message: string): string => {
   return message
 }
 
-const create = (bytes: Uint8Array, provider: Provider, threads: number | undefined) =>
-  Effect.tryPromise({
+/**
+ * On Linux the CUDA provider is a library beside onnxruntime's binding that the registry package never ships.
+ * When it is absent the attempt is reported without asking onnxruntime, which would print a load error of
+ * its own on every start of a CPU-only machine.
+ */
+const missingCudaLibrary = (): string | undefined => {
+  if (process.platform !== "linux") return undefined
+  const root = dirname(createRequire(import.meta.url).resolve("onnxruntime-node/package.json"))
+  const library = join(root, "bin", "napi-v6", "linux", process.arch, "libonnxruntime_providers_cuda.so")
+  return existsSync(library) ? undefined : `${library} is missing`
+}
+
+const create = (bytes: Uint8Array, provider: Provider, threads: number | undefined) => {
+  const missing = provider === "cuda" ? missingCudaLibrary() : undefined
+  if (missing !== undefined) return Effect.fail(new ProviderFailed({ provider, message: hint(provider, missing) }))
+  return Effect.tryPromise({
     try: () =>
       InferenceSession.create(bytes, {
         executionProviders: [provider],
@@ -64,6 +82,7 @@ const create = (bytes: Uint8Array, provider: Provider, threads: number | undefin
       }),
     catch: (error) => new ProviderFailed({ provider, message: hint(provider, errorText(error)) })
   })
+}
 
 const acquire = Effect.fnUntraced(function* (bytes: Uint8Array, options: SessionOptions) {
   const failed: Array<ProviderFailed> = []
