@@ -54,9 +54,17 @@ describe("Graphs", () => {
   })
 
   it("rejects bad builder options with a GraphError naming the option", () => {
-    assert.throws(() => Graphs.analyticLens({ maxLevel: Number.NaN }), Graphs.GraphError, "maxLevel must be a finite number")
+    assert.throws(
+      () => Graphs.analyticLens({ maxLevel: Number.NaN }),
+      Graphs.GraphError,
+      "maxLevel must be a finite number"
+    )
     assert.throws(() => Graphs.analyticLens({ maxLevel: 2, dim: 0 }), Graphs.GraphError, "dim must be an integer >= 1")
-    assert.throws(() => Graphs.attentionLens({ dim: 16, lensDim: 2.5 }), Graphs.GraphError, "lensDim must be an integer >= 1")
+    assert.throws(
+      () => Graphs.attentionLens({ dim: 16, lensDim: 2.5 }),
+      Graphs.GraphError,
+      "lensDim must be an integer >= 1"
+    )
     assert.throws(() => Graphs.meanPoolGist({ dim: -1 }), Graphs.GraphError, "dim must be an integer >= 1")
   })
 
