@@ -10,11 +10,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import type { OnnxSessionError, Provider, ProviderEvent } from "./ExecutionProvider.ts"
 import { analyticLens, type Graph, type GraphError } from "./Graphs.ts"
 import { start } from "./internal/adapter.ts"
 import { firstNonFinite } from "./internal/check.ts"
-import { float32, type Session } from "./internal/session.ts"
+import { float32 } from "./internal/session.ts"
 import type { OnnxOptions } from "./OnnxOptions.ts"
 
 /**
@@ -81,27 +82,39 @@ const shapeProblem = (v: LensInput, dim: number | undefined): string | undefined
   return undefined
 }
 
-/** One batch's feeds: variants padded to the longest with zero rows (rows are scored independently). */
-const pack = (variants: ReadonlyArray<LensInput>, dim: number, rows: number, tailRows: number) => {
-  const b = variants.length
-  const single = b === 1 && variants[0]!.entries.rows === rows
-  const entries = single ? variants[0]!.entries.data : new Float32Array(b * rows * dim)
-  const tail = b === 1 && tailRows > 0 ? variants[0]!.tail.data : new Float32Array(b * tailRows * dim)
-  const levels = new Float32Array(b * rows)
-  const positions = new Float32Array(b * rows)
-  variants.forEach((v, i) => {
-    if (!single) entries.set(v.entries.data, i * rows * dim)
-    if (b > 1) tail.set(v.tail.data, i * tailRows * dim)
-    for (let j = 0; j < v.entries.rows; j++) {
-      levels[i * rows + j] = v.levels[j]!
-      positions[i * rows + j] = v.positions[j]!
+/**
+ * Packs a batch's feeds: variants padded to the longest with zero rows (built-in graphs score rows
+ * independently, so padding changes nothing). A single variant is fed as it is; a batch reuses one grow-only
+ * buffer, since a fresh array of tens of megabytes per call costs more in page faults than the copy itself.
+ * Only one batch is packed and run at a time (the caller holds a lock), so the buffer is never shared.
+ */
+const packer = () => {
+  let scratch = new Float32Array(0)
+  return (variants: ReadonlyArray<LensInput>, dim: number, rows: number, tailRows: number) => {
+    const b = variants.length
+    const single = b === 1 && variants[0]!.entries.rows === rows
+    if (!single && scratch.length < b * rows * dim) scratch = new Float32Array(b * rows * dim)
+    const entries = single ? variants[0]!.entries.data : scratch.subarray(0, b * rows * dim)
+    const tail = b === 1 && tailRows > 0 ? variants[0]!.tail.data : new Float32Array(b * tailRows * dim)
+    const levels = new Float32Array(b * rows)
+    const positions = new Float32Array(b * rows)
+    variants.forEach((v, i) => {
+      if (!single) {
+        entries.set(v.entries.data, i * rows * dim)
+        entries.fill(0, i * rows * dim + v.entries.data.length, (i + 1) * rows * dim)
+      }
+      if (b > 1) tail.set(v.tail.data, i * tailRows * dim)
+      for (let j = 0; j < v.entries.rows; j++) {
+        levels[i * rows + j] = v.levels[j]!
+        positions[i * rows + j] = v.positions[j]!
+      }
+    })
+    return {
+      entries: float32(entries, [b, rows, dim]),
+      levels: float32(levels, [b, rows]),
+      positions: float32(positions, [b, rows]),
+      tail: float32(tail, [b, tailRows, dim])
     }
-  })
-  return {
-    entries: float32(entries, [b, rows, dim]),
-    levels: float32(levels, [b, rows]),
-    positions: float32(positions, [b, rows]),
-    tail: float32(tail, [b, tailRows, dim])
   }
 }
 
@@ -119,64 +132,67 @@ const scoreProblem = (v: LensInput, scores: Float32Array): string | undefined =>
   return undefined
 }
 
-const scoreWith = (session: Session, graph: Graph) => {
-  return Effect.fnUntraced(function* (variants: ReadonlyArray<LensInput>) {
-    const name = (i: number) => (variants.length === 1 ? "" : `variant ${i}: `)
-    const first = variants[0]
-    if (first === undefined) return []
-    for (let i = 0; i < variants.length; i++) {
-      const v = variants[i]!
-      const problem = shapeProblem(v, graph.dim)
-      if (problem !== undefined) return yield* fail(`${name(i)}${problem}`)
-      if (v.entries.dim !== first.entries.dim || v.tail.rows !== first.tail.rows) {
-        return yield* fail(
-          `${name(i)}a batch needs one entries dim and one tail length: got dim ${v.entries.dim}, ${v.tail.rows} tail rows; variant 0 has ${first.entries.dim} and ${first.tail.rows}`
-        )
-      }
+/** What is wrong with a batch as a whole, naming the variant, or `undefined`. */
+const batchProblem = (variants: ReadonlyArray<LensInput>, dim: number | undefined): string | undefined => {
+  const first = variants[0]!
+  for (let i = 0; i < variants.length; i++) {
+    const v = variants[i]!
+    const name = variants.length === 1 ? "" : `variant ${i}: `
+    const problem = shapeProblem(v, dim)
+    if (problem !== undefined) return `${name}${problem}`
+    if (v.entries.dim !== first.entries.dim || v.tail.rows !== first.tail.rows) {
+      return `${name}a batch needs one entries dim and one tail length: got dim ${v.entries.dim}, ${v.tail.rows} tail rows; variant 0 has ${first.entries.dim} and ${first.tail.rows}`
     }
-    const rows = Math.max(...variants.map((v) => v.entries.rows))
-    if (rows === 0) return variants.map(() => new Float32Array(0))
-    const feeds = pack(variants, first.entries.dim, rows, first.tail.rows)
-    const output = yield* session
-      .run(feeds)
-      .pipe(
-        Effect.mapError(
-          (message) => new LensScorerError({ message: `cannot score: onnxruntime (${session.provider}): ${message}` })
-        )
-      )
-    const data = output.scores?.data
-    if (!(data instanceof Float32Array) || data.length !== variants.length * rows) {
-      return yield* fail(`the model returned ${data?.length ?? "no"} scores, expected ${variants.length} x ${rows}`)
-    }
-    const results: Array<Float32Array> = []
-    for (let i = 0; i < variants.length; i++) {
-      const v = variants[i]!
-      const scores = variants.length === 1 ? data : data.slice(i * rows, i * rows + v.entries.rows)
-      const problem = scoreProblem(v, scores)
-      if (problem !== undefined) return yield* fail(`${name(i)}${problem}`)
-      results.push(scores)
-    }
-    return results
-  })
+  }
+  return undefined
 }
 
 const make = (
   options: OnnxOptions = {}
 ): Effect.Effect<OnnxLensScorerShape, OnnxSessionError | GraphError, Scope.Scope> =>
-  Effect.map(
-    start("lens", options, () => analyticLens({ maxLevel: 2 })),
-    ({ graph, session }) => {
-      const scoreBatch = scoreWith(session, graph)
-      return {
-        provider: session.provider,
-        events: session.events,
-        graph,
-        scoreBatch,
-        score: (entries, levels, positions, tail) =>
-          Effect.map(scoreBatch([{ entries, levels, positions, tail }]), (results) => results[0]!)
+  Effect.gen(function* () {
+    const { graph, session } = yield* start("lens", options, () => analyticLens({ maxLevel: 2 }))
+    const lock = yield* Semaphore.make(1)
+    const pack = packer()
+    const run = (variants: ReadonlyArray<LensInput>, rows: number) =>
+      Semaphore.withPermits(
+        lock,
+        1,
+        Effect.suspend(() => session.run(pack(variants, variants[0]!.entries.dim, rows, variants[0]!.tail.rows)))
+      ).pipe(
+        Effect.mapError(
+          (message) => new LensScorerError({ message: `cannot score: onnxruntime (${session.provider}): ${message}` })
+        )
+      )
+    const scoreBatch = Effect.fnUntraced(function* (variants: ReadonlyArray<LensInput>) {
+      if (variants.length === 0) return []
+      const problem = batchProblem(variants, graph.dim)
+      if (problem !== undefined) return yield* fail(problem)
+      const rows = Math.max(...variants.map((v) => v.entries.rows))
+      if (rows === 0) return variants.map(() => new Float32Array(0))
+      const data = (yield* run(variants, rows)).scores?.data
+      if (!(data instanceof Float32Array) || data.length !== variants.length * rows) {
+        return yield* fail(`the model returned ${data?.length ?? "no"} scores, expected ${variants.length} x ${rows}`)
       }
-    }
-  )
+      const results: Array<Float32Array> = []
+      for (let i = 0; i < variants.length; i++) {
+        const v = variants[i]!
+        const scores = variants.length === 1 ? data : data.slice(i * rows, i * rows + v.entries.rows)
+        const bad = scoreProblem(v, scores)
+        if (bad !== undefined) return yield* fail(`${variants.length === 1 ? "" : `variant ${i}: `}${bad}`)
+        results.push(scores)
+      }
+      return results
+    })
+    return OnnxLensScorer.of({
+      provider: session.provider,
+      events: session.events,
+      graph,
+      scoreBatch,
+      score: (entries, levels, positions, tail) =>
+        Effect.map(scoreBatch([{ entries, levels, positions, tail }]), (results) => results[0]!)
+    })
+  })
 
 /**
  * The ONNX scorer service. `OnnxLensScorer.layer(options)` provides it and the allocator's `LensScorer`
