@@ -14,6 +14,7 @@ const importStarted = performance.now()
 const { Allocator, analyticScore, Gister, LodTree, WorkingContext } = await import("@heed/allocator")
 const { AttentionLens, Graphs, OnnxLensScorer } = await import("../src/index.ts")
 const { Effect, Exit, Scope } = await import("effect")
+const { mulberry32 } = await import("../src/internal/random.ts")
 const importMs = performance.now() - importStarted
 const rssAfterImport = process.memoryUsage().rss
 
@@ -60,16 +61,10 @@ const time = async (fn: () => unknown, minSamples = 5): Promise<Timing> => {
   }
 }
 
-/** mulberry32 in [-0.5, 0.5). */
+/** Seeded inputs in [-0.5, 0.5). */
 const prng = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5
-  }
+  const next = mulberry32(seed)
+  return () => next() - 0.5
 }
 
 /** A valid context of exactly `n` entries (K = 32): 30 % LOD1 gists, 70 % whole LOD0 blocks, a 160-token tail. */
@@ -115,22 +110,14 @@ const onnx =
 
 /** One refocus step, timing the score part separately. */
 const step = async (tree: Tree, wc: WC, score: ScoreFn, scoreTimes: Array<number>) => {
-  const n = wc.entries.length
-  const dim = tree.dim
-  const data = new Float32Array(n * dim)
-  const levels = new Uint8Array(n)
-  const positions = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    const entry = wc.entries[i]!
-    data.set(tree.entry(entry)!, i * dim)
-    levels[i] = entry.level
-    positions[i] = entry.start
-  }
+  const entries = Effect.runSync(tree.gather(wc.entries))
+  const levels = Uint8Array.from(wc.entries, (entry) => entry.level)
+  const positions = Float64Array.from(wc.entries, (entry) => entry.start)
   const tail = tree.tokens(wc.totalTokens - 128, wc.totalTokens)
   const started = performance.now()
-  const scores = await score({ rows: n, dim, data }, levels, positions, tail)
+  const scores = await score(entries, levels, positions, tail)
   scoreTimes.push(performance.now() - started)
-  const result = Allocator.greedy(wc, scores, { budget: n + 64 })
+  const result = Allocator.greedy(wc, scores, { budget: wc.entries.length + 64 })
   sink += result.actions.length + scores[0]!
 }
 

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import type { Embeddings } from "@heed/allocator"
+import { mulberry32 } from "./internal/random.ts"
 
 /**
  * Sizes and seed of the head: embedding width `dim`, projection width `lensDim` (default 128), the highest
@@ -44,16 +45,10 @@ export interface AttentionLensWeights {
   readonly bias: number
 }
 
-/** mulberry32, mapped to a symmetric uniform in [-scale, scale). */
+/** Uniform in [-scale, scale) from a seeded generator. */
 const uniform = (seed: number) => {
-  let state = seed >>> 0
-  return (scale: number): number => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5) * 2 * scale
-  }
+  const next = mulberry32(seed)
+  return (scale: number): number => (next() - 0.5) * 2 * scale
 }
 
 const isSize = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 1

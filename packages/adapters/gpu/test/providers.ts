@@ -7,6 +7,7 @@ import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import type { Provider } from "../src/index.ts"
+import { mulberry32 } from "../src/internal/random.ts"
 
 const raw = process.env.HEED_EP_REQUIRE?.trim().toLowerCase() || undefined
 if (raw !== undefined && raw !== "cuda" && raw !== "webgpu") {
@@ -36,16 +37,10 @@ export const cudaLibraryInstalled = existsSync(
   )
 )
 
-/** mulberry32 in [-0.5, 0.5): seeded inputs. */
+/** Seeded inputs, uniform in [-0.5, 0.5). */
 export const prng = (seed: number): (() => number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5
-  }
+  const next = mulberry32(seed)
+  return () => next() - 0.5
 }
 
 /** A seeded `rows × dim` matrix. */
