@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { analyticScore } from "@heed/allocator"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { AttentionLens, Graphs, type LensInput, OnnxLensScorer } from "../src/index.ts"
 import { matrix, maxAbsDiff, prng } from "./providers.ts"
 
@@ -100,6 +100,19 @@ describe("OnnxLensScorer", () => {
       assert.include(mixed.message, "variant 1: a batch needs one entries dim and one tail length")
       assert.deepStrictEqual(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v))
     }).pipe(Effect.scoped)
+  )
+
+  it.effect("the session is a scoped resource: closed with its scope, after which scoring is a typed error", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 }).pipe(Scope.provide(scope))
+      const v = variant(3, 1)
+      assert.deepStrictEqual(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v))
+      yield* Scope.close(scope, Exit.void)
+      const error = yield* Effect.flip(scorer.score(v.entries, v.levels, v.positions, v.tail))
+      assert.strictEqual(error._tag, "LensScorerError")
+      assert.include(error.message, "cannot score: onnxruntime (cpu): Session already disposed")
+    })
   )
 
   it.effect("an empty working context scores to an empty array without a run", () =>
