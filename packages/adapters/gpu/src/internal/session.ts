@@ -33,8 +33,6 @@ export interface SessionOptions {
 export interface Session {
   readonly provider: Provider
   readonly events: ReadonlyArray<ProviderEvent>
-  readonly inputNames: ReadonlyArray<string>
-  readonly outputNames: ReadonlyArray<string>
   readonly metadata: {
     readonly inputs: ReadonlyArray<InferenceSession.ValueMetadata>
     readonly outputs: ReadonlyArray<InferenceSession.ValueMetadata>
@@ -121,8 +119,6 @@ export const open = (
     return {
       provider: opened.provider,
       events: opened.events,
-      inputNames: session.inputNames,
-      outputNames: session.outputNames,
       metadata: { inputs: session.inputMetadata, outputs: session.outputMetadata },
       run: (feeds) =>
         Semaphore.withPermits(
