@@ -322,14 +322,13 @@ export const fromBytes = (bytes: Uint8Array, name = "onnx model"): Effect.Effect
     Effect.mapError(
       (error) =>
         new GraphError({
-          message: `${name} is not a usable ONNX model: ${error.attempts[0]?.message ?? error.message}`,
-          path: name
+          message: `${name} is not a usable ONNX model: ${error.attempts[0]?.message ?? error.message}`
         })
     ),
     Effect.flatMap((session) => {
       const checked = checkPort(session.metadata.inputs, session.metadata.outputs)
       return typeof checked === "string"
-        ? Effect.fail(new GraphError({ message: `${name} does not fit a port: ${checked}`, path: name }))
+        ? Effect.fail(new GraphError({ message: `${name} does not fit a port: ${checked}` }))
         : Effect.succeed<Graph>({ kind: checked.kind, name, bytes, dim: checked.dim })
     })
   )
@@ -359,4 +358,7 @@ export const load = (path: string): Effect.Effect<Graph, GraphError> =>
         message: `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
         path
       })
-  }).pipe(Effect.flatMap((bytes) => fromBytes(bytes, path)))
+  }).pipe(
+    Effect.flatMap((bytes) => fromBytes(bytes, path)),
+    Effect.mapError((error) => (error.path === undefined ? new GraphError({ message: error.message, path }) : error))
+  )

@@ -96,6 +96,7 @@ describe("Graphs", () => {
       const bytes = Graphs.analyticLens().bytes
       const truncated = yield* Effect.flip(Graphs.load(file("truncated.onnx", bytes.subarray(0, bytes.length >> 1))))
       assert.include(truncated.message, "is not a usable ONNX model")
+      assert.strictEqual(truncated.path, join(dir, "truncated.onnx"))
       const text = yield* Effect.flip(Graphs.load(file("text.onnx", new TextEncoder().encode("not a model at all"))))
       assert.include(text.message, "is not a usable ONNX model")
       const folder = yield* Effect.flip(Graphs.load(dir))
