@@ -132,9 +132,17 @@ const scoreProblem = (v: LensInput, scores: Float32Array): string | undefined =>
   return undefined
 }
 
+/** The largest padded batch packed for one run: 2^28 floats (1 GiB). */
+const MAX_BATCH_FLOATS = 2 ** 28
+
 /** What is wrong with a batch as a whole, naming the variant, or `undefined`. */
 const batchProblem = (variants: ReadonlyArray<LensInput>, dim: number | undefined): string | undefined => {
   const first = variants[0]!
+  // Checked first, on the sizes as claimed, so nothing is walked or allocated for an oversized batch.
+  const padded = variants.length * Math.max(...variants.map((v) => v.entries.rows)) * first.entries.dim
+  if (variants.length > 1 && padded > MAX_BATCH_FLOATS) {
+    return `a batch padded to its longest variant holds ${padded} floats, over the limit of ${MAX_BATCH_FLOATS}: score fewer or more even variants per call`
+  }
   for (let i = 0; i < variants.length; i++) {
     const v = variants[i]!
     const name = variants.length === 1 ? "" : `variant ${i}: `

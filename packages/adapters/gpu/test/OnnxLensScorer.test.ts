@@ -98,6 +98,10 @@ describe("OnnxLensScorer", () => {
       }
       const mixed = yield* Effect.flip(scorer.scoreBatch([v, variant(4, 4, matrix(8, dim, 1))]))
       assert.include(mixed.message, "variant 1: a batch needs one entries dim and one tail length")
+      // Three variants padded to 2^26 rows of 2 would need 3 · 2^27 floats: refused before anything is walked.
+      const huge = { ...v, entries: { rows: 2 ** 26, dim: 2, data: new Float32Array(0) } }
+      const tooBig = yield* Effect.flip(scorer.scoreBatch([huge, v, v]))
+      assert.include(tooBig.message, "over the limit of 268435456")
       assert.deepStrictEqual(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v))
     }).pipe(Effect.scoped)
   )
