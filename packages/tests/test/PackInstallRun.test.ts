@@ -20,6 +20,8 @@ interface Packed {
     readonly peerDependencies?: Record<string, string>
   }
   readonly example: string
+  /** npm settings the README tells its users to put in `.npmrc` (an ```ini block starting `# .npmrc`). */
+  readonly npmrc: string | undefined
 }
 
 const publicPackages = workspacePackages().filter((pkg) => !pkg.private)
@@ -94,6 +96,7 @@ const consumerFor = (pkg: Packed): string => {
   const manifest = { name: "consumer", version: "1.0.0", private: true, type: "module", dependencies, overrides }
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`)
   writeFileSync(join(dir, "main.ts"), pkg.example)
+  if (pkg.npmrc !== undefined) writeFileSync(join(dir, ".npmrc"), pkg.npmrc)
   return dir
 }
 
@@ -105,8 +108,10 @@ beforeAll(async () => {
     const summary = JSON.parse(run("pnpm", ["pack", "--pack-destination", tarballs, "--json"], pkg.dir))
     const tarball: string = summary.filename
     const manifest = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], work))
-    const example = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(pkg.dir, "README.md"), "utf8"))?.[1] ?? ""
-    packed.set(pkg.name, { name: pkg.name, version: manifest.version, tarball, manifest, example })
+    const readme = readFileSync(join(pkg.dir, "README.md"), "utf8")
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? ""
+    const npmrc = /```ini\n\s*# \.npmrc\n([\s\S]*?)```/.exec(readme)?.[1]?.replace(/^\s+/gm, "")
+    packed.set(pkg.name, { name: pkg.name, version: manifest.version, tarball, manifest, example, npmrc })
   }
   // npm mostly waits on the registry and the disk: two installs at a time cut the wall time without taking more
   // than the two cores a CI machine has.

@@ -1,0 +1,7 @@
+import { defaultServerConditions } from "vite"
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  ssr: { resolve: { conditions: [...defaultServerConditions, "@heed/source"] } },
+  test: { include: ["test/**/*.test.ts"] }
+})
