@@ -5,12 +5,10 @@
  * @since 0.1.0
  */
 import * as Predicate from "effect/Predicate"
+import * as Result_ from "effect/Result"
 import * as Schema from "effect/Schema"
-import type { Node } from "./Node.ts"
 import { NodeSchema } from "./Node.ts"
-import type { Format, Op } from "./Patch.ts"
 import { OpSchema } from "./Patch.ts"
-import type { Filter, Request } from "./Pipeline.ts"
 
 /**
  * The protocol version heed speaks.
@@ -25,16 +23,16 @@ const optional = <S extends Schema.Top>(schema: S) => Schema.optional(schema)
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
- * Schema of a request filter.
+ * Schema of a request filter (`Pipeline.Filter`).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const FilterSchema: Schema.Codec<Filter> = Schema.Struct({
+export const FilterSchema = Schema.Struct({
   min_salience: optional(Schema.Finite),
   types: optional(Schema.Array(Schema.String)),
   keep_ancestors: optional(Schema.Boolean)
-}) as never
+})
 
 const requestFields = {
   path: optional(Schema.String),
@@ -46,44 +44,28 @@ const requestFields = {
 }
 
 /**
- * `subscribe`: a snapshot now, then patches. heed extensions: `max_tokens`, `filter.keep_ancestors`,
- * `digest: true` (serve {@link Digest.make} instead of the tree), and `patch_format: "compact"` (heed's compact
- * patches, with `move` and `index`; without it patches use the `"slop"` format, which SLOP's own consumer SDK
- * applies exactly, see `Patch.Format`).
- *
- * @category models
- * @since 0.1.0
- */
-export interface Subscribe extends Request {
-  readonly type: "subscribe"
-  readonly id: string
-  readonly digest?: boolean | undefined
-  readonly patch_format?: Format | undefined
-}
-
-/**
  * Schema of {@link Subscribe}.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Subscribe: Schema.Codec<Subscribe> = Schema.Struct({
+export const Subscribe = Schema.Struct({
   type: Schema.Literal("subscribe"),
   id: Schema.String,
   ...requestFields,
   patch_format: optional(Schema.Literals(["slop", "compact"]))
-}) as never
+})
 
 /**
- * `unsubscribe`: stop the subscription with this id.
+ * `subscribe`: a snapshot now, then patches. Its request fields are `Pipeline.Request`'s (without `window`). heed
+ * extensions: `max_tokens`, `filter.keep_ancestors`, `digest: true` (serve `Digest.make` instead of the tree), and
+ * `patch_format: "compact"` (heed's compact patches, with `move` and `index`; without it patches use the `"slop"`
+ * format, which SLOP's own consumer SDK applies exactly, see `Patch.Format`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Unsubscribe {
-  readonly type: "unsubscribe"
-  readonly id: string
-}
+export interface Subscribe extends Schema.Schema.Type<typeof Subscribe> {}
 
 /**
  * Schema of {@link Unsubscribe}.
@@ -91,22 +73,18 @@ export interface Unsubscribe {
  * @category schemas
  * @since 0.1.0
  */
-export const Unsubscribe: Schema.Codec<Unsubscribe> = Schema.Struct({
+export const Unsubscribe = Schema.Struct({
   type: Schema.Literal("unsubscribe"),
   id: Schema.String
 })
 
 /**
- * `query`: a one-shot snapshot, optionally windowed.
+ * `unsubscribe`: stop the subscription with this id.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Query extends Request {
-  readonly type: "query"
-  readonly id: string
-  readonly digest?: boolean | undefined
-}
+export interface Unsubscribe extends Schema.Schema.Type<typeof Unsubscribe> {}
 
 /**
  * Schema of {@link Query}.
@@ -114,26 +92,20 @@ export interface Query extends Request {
  * @category schemas
  * @since 0.1.0
  */
-export const Query: Schema.Codec<Query> = Schema.Struct({
+export const Query = Schema.Struct({
   type: Schema.Literal("query"),
   id: Schema.String,
   ...requestFields,
   window: optional(Schema.Tuple([NonNegativeInt, NonNegativeInt]))
-}) as never
+})
 
 /**
- * `invoke`: run an affordance's action on the node at `path`.
+ * `query`: a one-shot snapshot, optionally windowed (the fields of `Pipeline.Request`, plus `digest`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Invoke {
-  readonly type: "invoke"
-  readonly id: string
-  readonly path: string
-  readonly action: string
-  readonly params?: Readonly<Record<string, unknown>> | undefined
-}
+export interface Query extends Schema.Schema.Type<typeof Query> {}
 
 /**
  * Schema of {@link Invoke}.
@@ -141,13 +113,29 @@ export interface Invoke {
  * @category schemas
  * @since 0.1.0
  */
-export const Invoke: Schema.Codec<Invoke> = Schema.Struct({
+export const Invoke = Schema.Struct({
   type: Schema.Literal("invoke"),
   id: Schema.String,
   path: Schema.String,
   action: Schema.String,
   params: optional(Schema.Record(Schema.String, Schema.Unknown))
-}) as never
+})
+
+/**
+ * `invoke`: run an affordance's action on the node at `path`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Invoke extends Schema.Schema.Type<typeof Invoke> {}
+
+/**
+ * Schema of {@link Inbound}.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Inbound = Schema.Union([Subscribe, Unsubscribe, Query, Invoke])
 
 /**
  * Any message a consumer sends.
@@ -158,12 +146,17 @@ export const Invoke: Schema.Codec<Invoke> = Schema.Struct({
 export type Inbound = Subscribe | Unsubscribe | Query | Invoke
 
 /**
- * Schema of {@link Inbound}.
+ * Schema of {@link ProviderInfo}.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Inbound: Schema.Codec<Inbound> = Schema.Union([Subscribe, Unsubscribe, Query, Invoke]) as never
+export const ProviderInfo = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  slop_version: Schema.String,
+  capabilities: Schema.Array(Schema.String)
+})
 
 /**
  * The provider's description in `hello`.
@@ -171,23 +164,7 @@ export const Inbound: Schema.Codec<Inbound> = Schema.Union([Subscribe, Unsubscri
  * @category models
  * @since 0.1.0
  */
-export interface ProviderInfo {
-  readonly id: string
-  readonly name: string
-  readonly slop_version: string
-  readonly capabilities: ReadonlyArray<string>
-}
-
-/**
- * `hello`: sent once when a connection opens.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Hello {
-  readonly type: "hello"
-  readonly provider: ProviderInfo
-}
+export interface ProviderInfo extends Schema.Schema.Type<typeof ProviderInfo> {}
 
 /**
  * Schema of {@link Hello}.
@@ -195,28 +172,18 @@ export interface Hello {
  * @category schemas
  * @since 0.1.0
  */
-export const Hello: Schema.Codec<Hello> = Schema.Struct({
+export const Hello = Schema.Struct({
   type: Schema.Literal("hello"),
-  provider: Schema.Struct({
-    id: Schema.String,
-    name: Schema.String,
-    slop_version: Schema.String,
-    capabilities: Schema.Array(Schema.String)
-  })
-}) as never
+  provider: ProviderInfo
+})
 
 /**
- * `snapshot`: the full (optimised) tree of a subscription or query.
+ * `hello`: sent once when a connection opens.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Snapshot {
-  readonly type: "snapshot"
-  readonly id: string
-  readonly version: number
-  readonly tree: Node
-}
+export interface Hello extends Schema.Schema.Type<typeof Hello> {}
 
 /**
  * Schema of {@link Snapshot}.
@@ -224,25 +191,20 @@ export interface Snapshot {
  * @category schemas
  * @since 0.1.0
  */
-export const Snapshot: Schema.Codec<Snapshot> = Schema.Struct({
+export const Snapshot = Schema.Struct({
   type: Schema.Literal("snapshot"),
   id: Schema.String,
   version: Schema.Int,
   tree: NodeSchema
-}) as never
+})
 
 /**
- * `patch`: ops for one subscription. Versions are per subscription, consecutive after the last snapshot.
+ * `snapshot`: the full (optimised) tree of a subscription or query.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Patch {
-  readonly type: "patch"
-  readonly subscription: string
-  readonly version: number
-  readonly ops: ReadonlyArray<Op>
-}
+export interface Snapshot extends Schema.Schema.Type<typeof Snapshot> {}
 
 /**
  * Schema of {@link Patch}.
@@ -250,12 +212,20 @@ export interface Patch {
  * @category schemas
  * @since 0.1.0
  */
-export const Patch: Schema.Codec<Patch> = Schema.Struct({
+export const Patch = Schema.Struct({
   type: Schema.Literal("patch"),
   subscription: Schema.String,
   version: Schema.Int,
   ops: Schema.Array(OpSchema)
-}) as never
+})
+
+/**
+ * `patch`: ops for one subscription. Versions are per subscription, consecutive after the last snapshot.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Patch extends Schema.Schema.Type<typeof Patch> {}
 
 /**
  * Error codes of `result` and `error` messages: SLOP's, plus heed's `limit_exceeded` (a per-connection limit such as
@@ -275,31 +245,20 @@ export type ErrorCode =
   | "limit_exceeded"
 
 /**
- * An error body: `{ code, message }`.
+ * Schema of {@link ErrorBody}. Any string is accepted as a code: handlers may use their own.
  *
- * @category models
+ * @category schemas
  * @since 0.1.0
  */
-export interface ErrorBody {
-  readonly code: ErrorCode | (string & {})
-  readonly message: string
-}
-
-const ErrorBodySchema = Schema.Struct({ code: Schema.String, message: Schema.String })
+export const ErrorBody = Schema.Struct({ code: Schema.String, message: Schema.String })
 
 /**
- * `result`: the answer to an `invoke`.
+ * An error body: `{ code, message }`, `code` usually an {@link ErrorCode}.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Result {
-  readonly type: "result"
-  readonly id: string
-  readonly status: "ok" | "error" | "accepted"
-  readonly data?: unknown
-  readonly error?: ErrorBody | undefined
-}
+export interface ErrorBody extends Schema.Schema.Type<typeof ErrorBody> {}
 
 /**
  * Schema of {@link Result}.
@@ -307,25 +266,21 @@ export interface Result {
  * @category schemas
  * @since 0.1.0
  */
-export const Result: Schema.Codec<Result> = Schema.Struct({
+export const Result = Schema.Struct({
   type: Schema.Literal("result"),
   id: Schema.String,
   status: Schema.Literals(["ok", "error", "accepted"]),
   data: optional(Schema.Unknown),
-  error: optional(ErrorBodySchema)
-}) as never
+  error: optional(ErrorBody)
+})
 
 /**
- * `event`: out-of-band information.
+ * `result`: the answer to an `invoke`.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Event {
-  readonly type: "event"
-  readonly name: string
-  readonly data?: unknown
-}
+export interface Result extends Schema.Schema.Type<typeof Result> {}
 
 /**
  * Schema of {@link Event}.
@@ -333,23 +288,19 @@ export interface Event {
  * @category schemas
  * @since 0.1.0
  */
-export const Event: Schema.Codec<Event> = Schema.Struct({
+export const Event = Schema.Struct({
   type: Schema.Literal("event"),
   name: Schema.String,
   data: optional(Schema.Unknown)
-}) as never
+})
 
 /**
- * `error`: a failure outside `invoke` (bad message, unknown path, …).
+ * `event`: out-of-band information.
  *
  * @category models
  * @since 0.1.0
  */
-export interface ErrorMessage {
-  readonly type: "error"
-  readonly id?: string | undefined
-  readonly error: ErrorBody
-}
+export interface Event extends Schema.Schema.Type<typeof Event> {}
 
 /**
  * Schema of {@link ErrorMessage}.
@@ -357,11 +308,19 @@ export interface ErrorMessage {
  * @category schemas
  * @since 0.1.0
  */
-export const ErrorMessage: Schema.Codec<ErrorMessage> = Schema.Struct({
+export const ErrorMessage = Schema.Struct({
   type: Schema.Literal("error"),
   id: optional(Schema.String),
-  error: ErrorBodySchema
-}) as never
+  error: ErrorBody
+})
+
+/**
+ * `error`: a failure outside `invoke` (bad message, unknown path, …).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ErrorMessage extends Schema.Schema.Type<typeof ErrorMessage> {}
 
 export {
   /**
@@ -374,7 +333,8 @@ export {
 }
 
 /**
- * `batch`: several messages, to be processed in order.
+ * `batch`: several messages, to be processed in order. Written out rather than derived from {@link Batch}'s schema:
+ * TypeScript cannot infer the type of a recursive schema.
  *
  * @category models
  * @since 0.1.0
@@ -393,7 +353,18 @@ export interface Batch {
 export type Outbound = Hello | Snapshot | Patch | Result | Event | ErrorMessage | Batch
 
 /**
- * Schema of {@link Outbound} (recursive through `batch`).
+ * Schema of {@link Batch} (recursive through {@link Outbound}).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Batch: Schema.Codec<Batch> = Schema.Struct({
+  type: Schema.Literal("batch"),
+  messages: Schema.Array(Schema.suspend((): Schema.Codec<Outbound> => Outbound))
+})
+
+/**
+ * Schema of {@link Outbound}.
  *
  * @category schemas
  * @since 0.1.0
@@ -405,80 +376,67 @@ export const Outbound: Schema.Codec<Outbound> = Schema.Union([
   Result,
   Event,
   ErrorMessage,
-  Schema.Struct({
-    type: Schema.Literal("batch"),
-    messages: Schema.Array(Schema.suspend((): Schema.Codec<Outbound> => Outbound))
-  })
-]) as never
+  Batch
+])
 
 /**
- * Schema of {@link Batch}.
+ * Why a message could not be decoded, and the id of the message when one could be read (a provider answers a bad
+ * `subscribe`, `query` or `invoke` with an `error` of code `bad_request` carrying that id).
  *
- * @category schemas
+ * @category errors
  * @since 0.1.0
  */
-export const Batch: Schema.Codec<Batch> = Schema.Struct({
-  type: Schema.Literal("batch"),
-  messages: Schema.Array(Outbound)
-}) as never
+export class MessageDecodeError extends Schema.TaggedError<MessageDecodeError>()("MessageDecodeError", {
+  id: optional(Schema.String),
+  message: Schema.String
+}) {}
 
 const inboundTypes = new Set(["subscribe", "unsubscribe", "query", "invoke"])
 const decodeInboundResult = Schema.decodeUnknownResult(Inbound)
 const decodeOutboundResult = Schema.decodeUnknownResult(Outbound)
 
-/**
- * Decodes a consumer message. On failure returns an `error` message body with code `bad_request` that says what
- * is wrong (an unknown `type` is named), and the message id when one could be read.
- *
- * @category decoding
- * @since 0.1.0
- */
-export const decodeInbound = (
-  input: unknown
-):
-  | { readonly _tag: "Success"; readonly message: Inbound }
-  | {
-      readonly _tag: "Failure"
-      readonly id: string | undefined
-      readonly error: ErrorBody
-    } => {
-  const id =
-    Predicate.isObject(input) && typeof (input as { id?: unknown }).id === "string"
-      ? (input as { id: string }).id
-      : undefined
-  if (!Predicate.isObject(input) || Array.isArray(input)) {
-    return { _tag: "Failure", id, error: { code: "bad_request", message: "message must be a JSON object" } }
-  }
-  const type = (input as { type?: unknown }).type
-  if (typeof type !== "string") {
-    return { _tag: "Failure", id, error: { code: "bad_request", message: 'message has no string "type"' } }
-  }
-  if (!inboundTypes.has(type)) {
-    return {
-      _tag: "Failure",
-      id,
-      error: {
-        code: "bad_request",
-        message: `unknown message type "${type}" (expected subscribe, unsubscribe, query or invoke)`
-      }
-    }
-  }
-  const result = decodeInboundResult(input)
-  if (result._tag === "Success") return { _tag: "Success", message: result.success }
-  return {
-    _tag: "Failure",
-    id,
-    error: { code: "bad_request", message: `malformed ${type} message: ${result.failure.message}` }
-  }
+const idOf = (input: object): string | undefined => {
+  const id = (input as { readonly id?: unknown }).id
+  return typeof id === "string" ? id : undefined
+}
+
+// The shape is checked by hand before the schema runs, so the error names the real problem (a missing or unknown
+// `type`) instead of listing every member of the union.
+const shapeProblem = (input: unknown): string | undefined => {
+  if (!Predicate.isObject(input)) return "message must be a JSON object"
+  const type = (input as { readonly type?: unknown }).type
+  if (typeof type !== "string") return 'message has no string "type"'
+  if (!inboundTypes.has(type))
+    return `unknown message type "${type}" (expected subscribe, unsubscribe, query or invoke)`
+  return undefined
 }
 
 /**
- * Decodes a provider message, returning `undefined` when it is not one.
+ * Decodes a consumer message: the message, or a {@link MessageDecodeError} that says what is wrong (an unknown
+ * `type` is named, a malformed field too) and carries the message id when one could be read.
  *
- * @category decoding
+ * @category validation
  * @since 0.1.0
  */
-export const decodeOutbound = (input: unknown): Outbound | undefined => {
-  const result = decodeOutboundResult(input)
-  return result._tag === "Success" ? result.success : undefined
+export const decodeInbound = (input: unknown): Result_.Result<Inbound, MessageDecodeError> => {
+  const id = Predicate.isObject(input) ? idOf(input) : undefined
+  const problem = shapeProblem(input)
+  if (problem !== undefined) return Result_.fail(new MessageDecodeError({ id, message: problem }))
+  const result = decodeInboundResult(input)
+  if (Result_.isSuccess(result)) return Result_.succeed(result.success)
+  const type = (input as { readonly type: string }).type
+  return Result_.fail(new MessageDecodeError({ id, message: `malformed ${type} message: ${result.failure.message}` }))
 }
+
+/**
+ * Decodes a provider message: the message, or a {@link MessageDecodeError} that says what is wrong.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const decodeOutbound = (input: unknown): Result_.Result<Outbound, MessageDecodeError> =>
+  Result_.mapError(
+    decodeOutboundResult(input),
+    (error) =>
+      new MessageDecodeError({ id: Predicate.isObject(input) ? idOf(input) : undefined, message: error.message })
+  )

@@ -6,6 +6,8 @@
  */
 import { Salience, Urgency } from "@heed/schema"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { escapeSegment, unescapeSegment } from "./internal/pointer.ts"
 
@@ -24,65 +26,6 @@ export interface JsonSchema {
   readonly description?: string | undefined
   readonly default?: unknown
   readonly enum?: ReadonlyArray<unknown> | undefined
-  readonly [key: string]: unknown
-}
-
-/**
- * An action a consumer can invoke on a node.
- *
- * @category models
- * @since 0.1.0
- */
-export interface Affordance {
-  /** Action name, unique within the node. */
-  readonly action: string
-  readonly label?: string | undefined
-  readonly description?: string | undefined
-  /** JSON Schema of the parameters. */
-  readonly params?: JsonSchema | undefined
-  readonly dangerous?: boolean | undefined
-  readonly idempotent?: boolean | undefined
-  readonly estimate?: "instant" | "fast" | "slow" | "async" | undefined
-}
-
-/**
- * A reference to content too large to inline (`read_content` fetches it).
- *
- * @category models
- * @since 0.1.0
- */
-export interface ContentRef {
-  readonly type: "text" | "binary" | "stream"
-  readonly mime: string
-  readonly size?: number | undefined
-  readonly uri?: string | undefined
-  readonly summary: string
-  readonly preview?: string | undefined
-  readonly encoding?: string | undefined
-  readonly hash?: string | undefined
-}
-
-/**
- * Node metadata: SLOP's attention fields plus structural hints. heed adds `filtered` (direct children hidden by a
- * filter) and `path` (on digest entries: where the node lives, for drill-down).
- *
- * @category models
- * @since 0.1.0
- */
-export interface NodeMeta {
-  readonly summary?: string | undefined
-  readonly salience?: number | undefined
-  readonly pinned?: boolean | undefined
-  readonly changed?: boolean | undefined
-  readonly focus?: boolean | undefined
-  readonly urgency?: Urgency | undefined
-  readonly reason?: string | undefined
-  readonly total_children?: number | undefined
-  readonly window?: readonly [number, number] | undefined
-  readonly filtered?: number | undefined
-  readonly path?: string | undefined
-  readonly created?: string | undefined
-  readonly updated?: string | undefined
   readonly [key: string]: unknown
 }
 
@@ -147,13 +90,20 @@ export const Id = Schema.String.check(Schema.makeFilter((id: string) => validate
   identifier: "NodeId"
 })
 
+// Params are JSON Schema, and JSON Schema allows more than the subset's keyword types (`type: ["string", "null"]`);
+// validation reads only what it understands. So the decoder checks that params are an object, as SLOP does, and no
+// more: a stricter one would reject a whole snapshot over a keyword heed ignores.
+const isJsonSchema = (input: unknown): input is JsonSchema => Predicate.isObject(input)
+
 /**
  * Schema of a parameter JSON Schema (an object; only the subset keywords are interpreted).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const JsonSchemaSchema: Schema.Codec<JsonSchema> = Schema.Record(Schema.String, Schema.Unknown) as never
+export const JsonSchemaSchema: Schema.Codec<JsonSchema> = Schema.declare(isJsonSchema, {
+  expected: "a JSON Schema object"
+})
 
 /**
  * Schema of an {@link Affordance}.
@@ -161,10 +111,12 @@ export const JsonSchemaSchema: Schema.Codec<JsonSchema> = Schema.Record(Schema.S
  * @category schemas
  * @since 0.1.0
  */
-export const AffordanceSchema: Schema.Codec<Affordance> = Schema.Struct({
+export const AffordanceSchema = Schema.Struct({
+  /** Action name, unique within the node. */
   action: Schema.String.check(Schema.makeFilter((s: string) => s.length > 0 || "action must not be empty")),
   label: optional(Schema.String),
   description: optional(Schema.String),
+  /** JSON Schema of the parameters. */
   params: optional(JsonSchemaSchema),
   dangerous: optional(Schema.Boolean),
   idempotent: optional(Schema.Boolean),
@@ -172,12 +124,20 @@ export const AffordanceSchema: Schema.Codec<Affordance> = Schema.Struct({
 })
 
 /**
+ * An action a consumer can invoke on a node.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Affordance extends Schema.Schema.Type<typeof AffordanceSchema> {}
+
+/**
  * Schema of a {@link ContentRef}.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const ContentRefSchema: Schema.Codec<ContentRef> = Schema.Struct({
+export const ContentRefSchema = Schema.Struct({
   type: Schema.Literals(["text", "binary", "stream"]),
   mime: Schema.String,
   size: optional(Schema.Finite),
@@ -189,12 +149,20 @@ export const ContentRefSchema: Schema.Codec<ContentRef> = Schema.Struct({
 })
 
 /**
+ * A reference to content too large to inline (`read_content` fetches it).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ContentRef extends Schema.Schema.Type<typeof ContentRefSchema> {}
+
+/**
  * Schema of {@link NodeMeta}. Unknown keys are kept.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const MetaSchema: Schema.Codec<NodeMeta> = Schema.StructWithRest(
+export const MetaSchema = Schema.StructWithRest(
   Schema.Struct({
     summary: optional(Schema.String),
     salience: optional(Salience),
@@ -211,7 +179,16 @@ export const MetaSchema: Schema.Codec<NodeMeta> = Schema.StructWithRest(
     updated: optional(Schema.String)
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
-) as never
+)
+
+/**
+ * Node metadata: SLOP's attention fields plus structural hints. heed adds `filtered` (direct children hidden by a
+ * filter) and `path` (on digest entries: where the node lives, for drill-down). Unknown keys are kept.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface NodeMeta extends Schema.Schema.Type<typeof MetaSchema> {}
 
 /**
  * Schema of a {@link Node}, recursive over `children`.
@@ -227,7 +204,7 @@ export const NodeSchema: Schema.Codec<Node> = Schema.Struct({
   affordances: optional(Schema.Array(AffordanceSchema)),
   meta: optional(MetaSchema),
   content_ref: optional(ContentRefSchema)
-}).annotate({ identifier: "Node" }) as never
+}).annotate({ identifier: "Node" })
 
 /**
  * Raised when input is not a valid node; the message names the offending path.
@@ -239,33 +216,40 @@ export class NodeDecodeError extends Schema.TaggedError<NodeDecodeError>()("Node
   message: Schema.String
 }) {}
 
-const decodeResult = Schema.decodeUnknownResult(NodeSchema)
+const decodeNode = Schema.decodeUnknownResult(NodeSchema)
 
 /**
- * Decodes unknown input into a {@link Node}, failing with a {@link NodeDecodeError} whose message says what is wrong
- * and where (for example `node id "a/b" must not contain "/" or "~"` at `["children", 0, "id"]`).
+ * Decodes unknown input into a {@link Node}: the node, or a {@link NodeDecodeError} whose message says what is wrong
+ * and where (for example `node id "a/b" must not contain "/" or "~"` at `["children", 0, "id"]`). The synchronous
+ * form of {@link decode}.
  *
- * @category decoding
+ * @category validation
  * @since 0.1.0
  */
-export const decode = (input: unknown): Effect.Effect<Node, NodeDecodeError> => {
-  const result = decodeResult(input, { errors: "all" })
-  return result._tag === "Success"
-    ? Effect.succeed(result.success)
-    : Effect.fail(new NodeDecodeError({ message: `invalid node: ${result.failure.message}` }))
-}
+export const decodeResult = (input: unknown): Result.Result<Node, NodeDecodeError> =>
+  Result.mapError(
+    decodeNode(input, { errors: "all" }),
+    (error) => new NodeDecodeError({ message: `invalid node: ${error.message}` })
+  )
+
+/**
+ * Decodes unknown input into a {@link Node}, failing with a {@link NodeDecodeError} (see {@link decodeResult}).
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const decode = (input: unknown): Effect.Effect<Node, NodeDecodeError> => Effect.fromResult(decodeResult(input))
 
 /**
  * Decodes unknown input into a {@link Node} synchronously: `{ node }` on success, `{ error }` otherwise.
  *
- * @category decoding
+ * @deprecated Use {@link decodeResult}, which returns a `Result` like every synchronous decoder of this package.
+ * @category validation
  * @since 0.1.0
  */
 export const decodeSync = (input: unknown): { readonly node: Node } | { readonly error: NodeDecodeError } => {
-  const result = decodeResult(input, { errors: "all" })
-  return result._tag === "Success"
-    ? { node: result.success }
-    : { error: new NodeDecodeError({ message: `invalid node: ${result.failure.message}` }) }
+  const result = decodeResult(input)
+  return Result.isSuccess(result) ? { node: result.success } : { error: result.failure }
 }
 
 const noChildren: ReadonlyArray<Node> = []

@@ -11,6 +11,24 @@ import type { Node } from "./Node.ts"
 import { validateId } from "./Node.ts"
 
 /**
+ * Schema of an {@link Op}.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const OpSchema = Schema.Union([
+  Schema.Struct({
+    op: Schema.Literal("add"),
+    path: Schema.String,
+    value: Schema.Unknown,
+    index: Schema.optional(Schema.Int)
+  }),
+  Schema.Struct({ op: Schema.Literal("remove"), path: Schema.String }),
+  Schema.Struct({ op: Schema.Literal("replace"), path: Schema.String, value: Schema.Unknown }),
+  Schema.Struct({ op: Schema.Literal("move"), path: Schema.String, index: Schema.Int })
+])
+
+/**
  * One patch op. Paths are `/`-separated node ids from the served root (`""` is the root itself), followed by a
  * field (`properties`, `meta`, `affordances`, `content_ref`, or `children` for a whole child list) and, under
  * `properties`, an RFC 6901-escaped key. Ids holding `/` or `~` are escaped the same way.
@@ -23,29 +41,7 @@ import { validateId } from "./Node.ts"
  * @category models
  * @since 0.1.0
  */
-export type Op =
-  | { readonly op: "add"; readonly path: string; readonly value: unknown; readonly index?: number | undefined }
-  | { readonly op: "remove"; readonly path: string }
-  | { readonly op: "replace"; readonly path: string; readonly value: unknown }
-  | { readonly op: "move"; readonly path: string; readonly index: number }
-
-/**
- * Schema of an {@link Op}.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const OpSchema: Schema.Codec<Op> = Schema.Union([
-  Schema.Struct({
-    op: Schema.Literal("add"),
-    path: Schema.String,
-    value: Schema.Unknown,
-    index: Schema.optional(Schema.Int)
-  }),
-  Schema.Struct({ op: Schema.Literal("remove"), path: Schema.String }),
-  Schema.Struct({ op: Schema.Literal("replace"), path: Schema.String, value: Schema.Unknown }),
-  Schema.Struct({ op: Schema.Literal("move"), path: Schema.String, index: Schema.Int })
-]) as never
+export type Op = typeof OpSchema.Type
 
 /**
  * Raised by {@link apply} when an op does not fit the tree (unknown node, bad field).

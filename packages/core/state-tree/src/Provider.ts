@@ -11,6 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -539,20 +540,13 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
         Effect.suspend(() => {
           if (!conn.open) return Effect.void
           const decoded = decodeInbound(raw)
-          if (decoded._tag === "Failure") {
-            offer(
-              conn,
-              decoded.id === undefined
-                ? { type: "error", error: decoded.error }
-                : {
-                    type: "error",
-                    id: decoded.id,
-                    error: decoded.error
-                  }
-            )
+          if (Result.isFailure(decoded)) {
+            const { id, message } = decoded.failure
+            const error = { code: "bad_request", message }
+            offer(conn, id === undefined ? { type: "error", error } : { type: "error", id, error })
             return Effect.void
           }
-          const message = decoded.message
+          const message = decoded.success
           switch (message.type) {
             case "subscribe":
               return Effect.sync(() => subscribe(conn, message))

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
 import { Message } from "../src/index.ts"
 
 describe("Message", () => {
@@ -22,12 +23,15 @@ describe("Message", () => {
     }
   })
 
-  it("an unknown type is a bad_request naming the type; a malformed field is named too", () => {
-    const unknown = Message.decodeInbound({ type: "pause", id: "p" })
-    assert.deepStrictEqual(unknown._tag === "Failure" && unknown.error.code, "bad_request")
-    assert.include(unknown._tag === "Failure" ? unknown.error.message : "", '"pause"')
-    const malformed = Message.decodeInbound({ type: "query", id: "q", window: [0] })
-    assert.include(malformed._tag === "Failure" ? malformed.error.message : "", "window")
+  it("an unknown type is a MessageDecodeError naming the type and carrying the id; a malformed field is named too", () => {
+    const unknown = Result.flip(Message.decodeInbound({ type: "pause", id: "p" }))
+    assert.isTrue(Result.isSuccess(unknown))
+    const error = Result.getOrThrow(unknown)
+    assert.strictEqual(error._tag, "MessageDecodeError")
+    assert.strictEqual(error.id, "p")
+    assert.include(error.message, '"pause"')
+    const malformed = Result.flip(Message.decodeInbound({ type: "query", id: "q", window: [0] }))
+    assert.include(Result.isSuccess(malformed) ? malformed.success.message : "", "window")
     assert.strictEqual(Message.decodeInbound(null)._tag, "Failure")
     assert.strictEqual(Message.decodeInbound({ type: "invoke", id: "x" })._tag, "Failure")
   })
@@ -42,13 +46,11 @@ describe("Message", () => {
       { type: "event", name: "saved" },
       { type: "error", error: { code: "bad_request", message: "no" } }
     ]
-    for (const message of messages) assert.deepStrictEqual(Message.decodeOutbound(message), message)
+    for (const message of messages) assert.deepStrictEqual(Message.decodeOutbound(message), Result.succeed(message))
     assert.strictEqual(Message.Error, Message.ErrorMessage)
     const batch: Message.Outbound = { type: "batch", messages }
-    assert.deepStrictEqual(Message.decodeOutbound(batch), batch)
-    assert.strictEqual(
-      Message.decodeOutbound({ type: "snapshot", id: "s", version: 1, tree: { id: "a/b", type: "x" } }),
-      undefined
-    )
+    assert.deepStrictEqual(Message.decodeOutbound(batch), Result.succeed(batch))
+    const bad = Message.decodeOutbound({ type: "snapshot", id: "s", version: 1, tree: { id: "a/b", type: "x" } })
+    assert.include(Result.isFailure(bad) ? bad.failure.message : "", "a/b")
   })
 })

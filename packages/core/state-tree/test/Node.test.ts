@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { Node } from "../src/index.ts"
 
 describe("Node", () => {
@@ -65,9 +65,12 @@ describe("Node", () => {
     assert.strictEqual(Node.urgencyOf(tree), "none")
   })
 
-  it("decodeSync reports errors without throwing", () => {
-    const result = Node.decodeSync({ id: "", type: "item" })
-    assert.isTrue("error" in result)
-    assert.isTrue("node" in Node.decodeSync({ id: "ok", type: "item" }))
+  it("decodeResult gives the node, or a NodeDecodeError naming the problem, without throwing", () => {
+    const bad = Node.decodeResult({ id: "", type: "item" })
+    assert.include(Result.isFailure(bad) ? bad.failure.message : "", "must not be empty")
+    assert.deepStrictEqual(Node.decodeResult({ id: "ok", type: "item" }), Result.succeed({ id: "ok", type: "item" }))
+    // the deprecated decodeSync keeps its `{ node } | { error }` shape
+    assert.deepStrictEqual(Node.decodeSync({ id: "ok", type: "item" }), { node: { id: "ok", type: "item" } })
+    assert.isTrue("error" in Node.decodeSync({ id: "", type: "item" }))
   })
 })
