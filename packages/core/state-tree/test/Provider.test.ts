@@ -688,3 +688,29 @@ describe("Provider: connection limits", () => {
       })
   )
 })
+
+describe("Provider: options", () => {
+  // How many patches a subscription has after a change and `ms` of TestClock time.
+  const patchesAfter = (options: Provider.Options, ms: number) =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make(options)
+      yield* provider.setTree(editor(false))
+      yield* provider.flush
+      const { inbox, send } = yield* open(provider)
+      yield* send({ type: "subscribe", id: "s" })
+      yield* provider.setTree(editor(true))
+      yield* TestClock.adjust(ms)
+      yield* settle
+      return ofType(inbox, "patch").length
+    })
+
+  it.effect("coalesceMs delays the broadcast; the deprecated coalesce_ms is still read, and coalesceMs wins", () =>
+    Effect.gen(function* () {
+      assert.strictEqual(yield* patchesAfter({ coalesceMs: 100 }, 99), 0)
+      assert.strictEqual(yield* patchesAfter({ coalesceMs: 100 }, 100), 1)
+      assert.strictEqual(yield* patchesAfter({ coalesce_ms: 100 }, 99), 0)
+      assert.strictEqual(yield* patchesAfter({ coalesce_ms: 100 }, 100), 1)
+      assert.strictEqual(yield* patchesAfter({ coalesceMs: 0, coalesce_ms: 100 }, 0), 1)
+    })
+  )
+})
