@@ -5,7 +5,7 @@
  * @internal
  */
 import type { Node, NodeMeta } from "../Node.ts"
-import { equals } from "../Patch.ts"
+import { equals } from "./equals.ts"
 
 const none: ReadonlyArray<Node> = []
 
