@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { toolSet } from "./internal/tools.ts"
 import type * as Message from "./Message.ts"
-import type { Affordance, JsonSchema, Node } from "./Node.ts"
+import type { JsonSchema, Node } from "./Node.ts"
 import * as Patch from "./Patch.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -165,128 +166,137 @@ export interface Consumer {
  */
 export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const view = mirror()
-    const hello = yield* Deferred.make<Message.Hello>()
-    const waiting = new Map<string, Deferred.Deferred<Message.Outbound, ConsumerError>>()
-    const requests = new Map<string, Message.Subscribe>()
-    // subscriptions resubscribed after a gap and still waiting for their fresh snapshot
-    const resyncing = new Set<string>()
-    const events: Array<Message.Event> = []
-    let counter = 0
-    let resubscriptions = 0
-    const nextId = (prefix: string) => `${prefix}-${++counter}`
-
-    const settle = (id: string | undefined, message: Message.Outbound) => {
-      if (id === undefined) return Effect.void
-      const deferred = waiting.get(id)
-      if (deferred === undefined) return Effect.void
-      waiting.delete(id)
-      if (message.type === "error") {
-        return Deferred.fail(deferred, new ConsumerError(message.error))
-      }
-      if (message.type === "result" && message.status === "error") {
-        return Deferred.fail(
-          deferred,
-          new ConsumerError(message.error ?? { code: "internal", message: "the action failed" })
-        )
-      }
-      return Deferred.succeed(deferred, message)
+    const client: Client = {
+      transport,
+      view: mirror(),
+      hello: yield* Deferred.make<Message.Hello>(),
+      waiting: new Map(),
+      requests: new Map(),
+      resyncing: new Set(),
+      events: [],
+      counter: 0,
+      resubscriptions: 0
     }
-
-    const handle = (message: Message.Outbound): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        switch (message.type) {
-          case "hello":
-            return Deferred.succeed(hello, message)
-          case "event":
-            events.push(message)
-            return Effect.void
-          case "batch":
-            return Effect.forEach(message.messages, handle, { discard: true })
-          case "result":
-            return settle(message.id, message)
-          case "error":
-            if (message.id !== undefined && requests.has(message.id)) {
-              requests.delete(message.id)
-              resyncing.delete(message.id)
-              view.drop(message.id)
-            }
-            return settle(message.id, message)
-          case "snapshot":
-            if (requests.has(message.id)) {
-              resyncing.delete(message.id)
-              view.apply(message)
-            }
-            return settle(message.id, message)
-          case "patch": {
-            const id = message.subscription
-            if (!requests.has(id)) return Effect.void
-            // patches that arrive between the resubscribe and its snapshot are stale: one resubscribe is enough
-            if (resyncing.has(id)) return Effect.void
-            if (view.apply(message) !== "gap") return Effect.void
-            resyncing.add(id)
-            resubscriptions++
-            return transport.send(requests.get(id)!)
-          }
-        }
-      })
-
-    yield* Effect.forkScoped(
-      Stream.runForEach(transport.messages, handle).pipe(
-        Effect.ensuring(
-          Effect.suspend(() =>
-            Effect.forEach(
-              [...waiting.values()],
-              (deferred) =>
-                Deferred.fail(deferred, new ConsumerError({ code: "closed", message: "connection closed" })),
-              { discard: true }
-            )
-          )
-        )
-      )
-    )
-
-    const request = <A>(id: string, message: unknown, onReply: (reply: Message.Outbound) => A) =>
-      Effect.gen(function* () {
-        const deferred = yield* Deferred.make<Message.Outbound, ConsumerError>()
-        waiting.set(id, deferred)
-        yield* transport.send(message)
-        return onReply(yield* Deferred.await(deferred))
-      })
-
+    const reader = Stream.runForEach(transport.messages, (message) => receive(client, message))
+    yield* Effect.forkScoped(reader.pipe(Effect.ensuring(failWaiting(client))))
+    const nextId = (prefix: string) => `${prefix}-${++client.counter}`
     const consumer: Consumer = {
       subscribe: (input = {}) => {
         const id = input.id ?? nextId("sub")
         const message: Message.Subscribe = { patch_format: "compact", ...input, type: "subscribe", id }
-        requests.set(id, message)
-        return request(id, message, () => id)
+        client.requests.set(id, message)
+        return request(client, id, message, () => id)
       },
       unsubscribe: (id) =>
         Effect.suspend(() => {
-          requests.delete(id)
-          resyncing.delete(id)
-          view.drop(id)
+          forget(client, id)
           return transport.send({ type: "unsubscribe", id })
         }),
-      tree: (id) => Effect.sync(() => view.tree(id)),
+      tree: (id) => Effect.sync(() => client.view.tree(id)),
       query: (input = {}) => {
         const id = input.id ?? nextId("query")
-        return request(id, { ...input, type: "query", id }, (reply) => (reply as Message.Snapshot).tree)
+        return request(client, id, { ...input, type: "query", id }, (reply) => (reply as Message.Snapshot).tree)
       },
       invoke: (path, action, params) => {
         const id = nextId("invoke")
-        return request(
-          id,
-          params === undefined ? { type: "invoke", id, path, action } : { type: "invoke", id, path, action, params },
-          (reply) => reply as Message.Result
-        )
+        const message =
+          params === undefined ? { type: "invoke", id, path, action } : { type: "invoke", id, path, action, params }
+        return request(client, id, message, (reply) => reply as Message.Result)
       },
-      hello: Deferred.await(hello),
-      resubscriptions: Effect.sync(() => resubscriptions),
-      events: Effect.sync(() => [...events])
+      hello: Deferred.await(client.hello),
+      resubscriptions: Effect.sync(() => client.resubscriptions),
+      events: Effect.sync(() => [...client.events])
     }
     return consumer
   })
+
+// The state of a consumer.
+interface Client {
+  readonly transport: Transport
+  readonly view: Mirror
+  readonly hello: Deferred.Deferred<Message.Hello>
+  /** requests waiting for their reply, by id */
+  readonly waiting: Map<string, Deferred.Deferred<Message.Outbound, ConsumerError>>
+  /** the subscriptions, by id, as last requested */
+  readonly requests: Map<string, Message.Subscribe>
+  /** subscriptions resubscribed after a gap and still waiting for their fresh snapshot */
+  readonly resyncing: Set<string>
+  readonly events: Array<Message.Event>
+  counter: number
+  resubscriptions: number
+}
+
+const request = <A>(client: Client, id: string, message: unknown, onReply: (reply: Message.Outbound) => A) =>
+  Effect.gen(function* () {
+    const deferred = yield* Deferred.make<Message.Outbound, ConsumerError>()
+    client.waiting.set(id, deferred)
+    yield* client.transport.send(message)
+    return onReply(yield* Deferred.await(deferred))
+  })
+
+const forget = (client: Client, id: string) => {
+  client.requests.delete(id)
+  client.resyncing.delete(id)
+  client.view.drop(id)
+}
+
+// Answers the request waiting for `message`: an `error`, or a `result` with status `error`, fails it.
+const settle = (client: Client, id: string | undefined, message: Message.Outbound): Effect.Effect<void> => {
+  const deferred = id === undefined ? undefined : client.waiting.get(id)
+  if (deferred === undefined) return Effect.void
+  client.waiting.delete(id!)
+  if (message.type === "error") return Deferred.fail(deferred, new ConsumerError(message.error))
+  if (message.type === "result" && message.status === "error") {
+    const error = message.error ?? { code: "internal", message: "the action failed" }
+    return Deferred.fail(deferred, new ConsumerError(error))
+  }
+  return Effect.asVoid(Deferred.succeed(deferred, message))
+}
+
+const failWaiting = (client: Client): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    Effect.forEach(
+      [...client.waiting.values()],
+      (deferred) => Deferred.fail(deferred, new ConsumerError({ code: "closed", message: "connection closed" })),
+      { discard: true }
+    )
+  )
+
+const receive = (client: Client, message: Message.Outbound): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    switch (message.type) {
+      case "hello":
+        return Effect.asVoid(Deferred.succeed(client.hello, message))
+      case "event":
+        client.events.push(message)
+        return Effect.void
+      case "batch":
+        return Effect.forEach(message.messages, (inner) => receive(client, inner), { discard: true })
+      case "result":
+        return settle(client, message.id, message)
+      case "error":
+        if (message.id !== undefined && client.requests.has(message.id)) forget(client, message.id)
+        return settle(client, message.id, message)
+      case "snapshot":
+        if (client.requests.has(message.id)) {
+          client.resyncing.delete(message.id)
+          client.view.apply(message)
+        }
+        return settle(client, message.id, message)
+      case "patch":
+        return onPatch(client, message)
+    }
+  })
+
+// A gap resubscribes once: patches that arrive between the resubscribe and its snapshot are stale.
+const onPatch = (client: Client, message: Message.Patch): Effect.Effect<void> => {
+  const id = message.subscription
+  if (!client.requests.has(id) || client.resyncing.has(id)) return Effect.void
+  if (client.view.apply(message) !== "gap") return Effect.void
+  client.resyncing.add(id)
+  client.resubscriptions++
+  return client.transport.send(client.requests.get(id)!)
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Affordances → tools
@@ -338,42 +348,6 @@ export interface ToolOptions {
   readonly maxLength?: number | undefined
 }
 
-const sanitize = (name: string) => name.replace(/[^a-zA-Z0-9]/g, "_")
-
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>
-    return `{${Object.keys(record)
-      .sort()
-      .filter((key) => record[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
-      .join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
-
-const hash7 = (text: string): string => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0).toString(16).padStart(8, "0").slice(0, 7)
-}
-
-const shorten = (name: string, limit: number) =>
-  name.length <= limit ? name : `${name.slice(0, limit - 8)}_${hash7(name)}`
-
-const dangerSuffix = " [DANGEROUS - confirm first]"
-
-interface Entry {
-  readonly path: string
-  readonly ids: ReadonlyArray<string>
-  readonly node: Node
-  readonly affordance: Affordance
-}
-
 /**
  * Turns every affordance in a tree into LLM tools, with SLOP's naming rules:
  *
@@ -388,97 +362,4 @@ interface Entry {
  * @category tools
  * @since 0.1.0
  */
-export const tools = (tree: Node, options: ToolOptions = {}): ToolSet => {
-  const limit = options.maxLength ?? 64
-  const prefix = options.provider !== undefined ? `${sanitize(options.provider)}__` : ""
-  const entries: Array<Entry> = []
-  const walk = (node: Node, path: string, ids: ReadonlyArray<string>) => {
-    for (const affordance of node.affordances ?? [])
-      entries.push({ path: path === "" ? "/" : path, ids, node, affordance })
-    for (const child of node.children ?? []) walk(child, `${path}/${Patch.escapeKey(child.id)}`, [...ids, child.id])
-  }
-  walk(tree, "", [tree.id])
-  // group by action, then by canonical params schema, in order of first appearance
-  const byAction = new Map<string, Map<string, Array<Entry>>>()
-  for (const entry of entries) {
-    let groups = byAction.get(entry.affordance.action)
-    if (groups === undefined) {
-      groups = new Map()
-      byAction.set(entry.affordance.action, groups)
-    }
-    const key = canonical(entry.affordance.params ?? null)
-    const group = groups.get(key)
-    if (group === undefined) groups.set(key, [entry])
-    else group.push(entry)
-  }
-  const out: Array<{ tool: Omit<Tool, "name">; base: string; resolved: Resolved; entry?: Entry }> = []
-  for (const [action, groups] of byAction) {
-    let groupedNamed = false
-    for (const group of groups.values()) {
-      const first = group[0]!
-      const dangerous = group.some((entry) => entry.affordance.dangerous === true)
-      const label = first.affordance.label ?? action
-      if (group.length === 1) {
-        const description = `${label}${first.affordance.description ? `: ${first.affordance.description}` : ""} (on ${
-          first.path
-        })${dangerous ? dangerSuffix : ""}`
-        out.push({
-          base: `${sanitize(first.node.id)}__${sanitize(action)}`,
-          tool: { description, inputSchema: first.affordance.params ?? { type: "object", properties: {} }, dangerous },
-          resolved: { path: first.path, action },
-          entry: first
-        })
-        continue
-      }
-      const params = first.affordance.params
-      const targets = group.map((entry) => entry.path)
-      const inputSchema: JsonSchema = {
-        type: "object",
-        properties: {
-          target: { type: "string", description: "Path of the node to act on", enum: targets },
-          ...(params?.properties ?? {})
-        },
-        required: ["target", ...(params?.required ?? [])]
-      }
-      const description = `${label}${first.affordance.description ? `: ${first.affordance.description}` : ""} (targets: ${targets.join(
-        ", "
-      )})${dangerous ? dangerSuffix : ""}`
-      out.push({
-        base: groupedNamed ? `${sanitize(action)}__${sanitize(first.node.id)}` : sanitize(action),
-        tool: { description, inputSchema, dangerous },
-        resolved: { path: null, action, targets }
-      })
-      groupedNamed = true
-    }
-  }
-  // resolve collisions of singleton names by prepending ancestor ids
-  const names = out.map((item) => item.base)
-  for (let round = 1; round < 64; round++) {
-    const seen = new Map<string, Array<number>>()
-    names.forEach((name, i) => {
-      seen.set(name, [...(seen.get(name) ?? []), i])
-    })
-    let clash = false
-    for (const indices of seen.values()) {
-      if (indices.length < 2) continue
-      for (const i of indices) {
-        const entry = out[i]!.entry
-        if (entry === undefined) continue
-        const ancestors = entry.ids.slice(Math.max(0, entry.ids.length - 1 - round), entry.ids.length - 1)
-        const next = `${ancestors.map(sanitize).join("__")}${ancestors.length > 0 ? "__" : ""}${out[i]!.base}`
-        if (next !== names[i]) {
-          names[i] = next
-          clash = true
-        }
-      }
-    }
-    if (!clash) break
-  }
-  const table = new Map<string, Resolved>()
-  const result: Array<Tool> = out.map((item, i) => {
-    const name = shorten(`${prefix}${names[i]!}`, limit)
-    table.set(name, item.resolved)
-    return { name, ...item.tool }
-  })
-  return { tools: result, resolve: (name) => table.get(name) }
-}
+export const tools = (tree: Node, options: ToolOptions = {}): ToolSet => toolSet(tree, options)
