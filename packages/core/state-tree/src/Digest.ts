@@ -5,10 +5,10 @@
  * @since 0.1.0
  */
 import { countO200k } from "@heed/schema"
+import { fill } from "./internal/digestFill.ts"
 import { escapeSegment as escapeKey } from "./internal/pointer.ts"
 import type { Node, NodeMeta } from "./Node.ts"
 import { parsePath, totalChildrenOf } from "./Node.ts"
-import * as Render from "./Render.ts"
 
 /**
  * Digest options: `min_salience` (default `0.7`) selects nodes; `max_nodes` caps the entries under the root;
@@ -57,8 +57,6 @@ export const compare = (a: Node, b: Node): number => {
   )
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
-
 /**
  * Builds the digest `{ id: "attention-digest", type: "root", meta: { summary }, children }`.
  *
@@ -79,32 +77,98 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  * @since 0.1.0
  */
 export const make = (tree: Node, options: Options = {}): Node => {
-  const min = options.min_salience ?? defaultMinSalience
   const limit = options.max_nodes !== undefined ? Math.max(0, Math.floor(options.max_nodes)) : Infinity
-  // With max_nodes (and no max_tokens) only the best `limit` are kept while walking, in a sorted array (a bounded
-  // top-k: a node that cannot make the cut is rejected by two number comparisons and never gets a path).
-  const bounded = limit < Infinity && options.max_tokens === undefined
-  const picked: Array<Node> = []
-  const pickedPaths: Array<string> = []
-  let salient = 0
-  let critical = 0
-  let high = 0
-  let changed = 0
+  // With max_nodes (and no max_tokens) only the best `limit` are kept while walking.
+  const selection = new Selection(limit < Infinity && options.max_tokens === undefined ? limit : Infinity)
+  selection.walk(tree, options.min_salience ?? defaultMinSalience, options.path)
+  const order = selection.order()
+  const summaryOf = (shown: number) => selection.summary(shown)
+  const candidates = order.map((i) => selection.picked[i]!)
+  const paths = order.map((i) => selection.paths[i]!)
+  const ids = uniqueIds(candidates, paths)
+  if (options.max_tokens === undefined) {
+    const shown = Math.min(candidates.length, limit)
+    const entries = candidates.slice(0, shown).map((node, r) => flatten(node, paths[r]!, ids[r]!))
+    return root(summaryOf(shown), entries)
+  }
+  return fill(
+    candidates.map((node, r) => () => flatten(node, paths[r]!, ids[r]!)),
+    limit,
+    options.max_tokens,
+    options.countTokens ?? countO200k,
+    (shown, entries) => root(summaryOf(shown), entries)
+  )
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+// The salient nodes of a tree and the counts of the summary. With a finite `limit` it keeps only the best `limit`,
+// in a sorted array (a bounded top-k: a node that cannot make the cut is rejected by two number comparisons and never
+// gets a path).
+class Selection {
+  readonly picked: Array<Node> = []
+  readonly paths: Array<string> = []
+  salient = 0
+  critical = 0
+  high = 0
+  changed = 0
   // the sort keys of the last kept entry, once the array is full
-  let worstRank = -1
-  let worstSalience = -Infinity
-  // the escaped ids from the app root to the node being walked (starting with `options.path`)
-  const trail: Array<string> = options.path === undefined ? [] : parsePath(options.path).map(escapeKey)
-  const pathOf = (id: string) => (trail.length === 0 ? `/${escapeKey(id)}` : `/${trail.join("/")}/${escapeKey(id)}`)
-  const offer = (node: Node, rank: number, salience: number) => {
-    salient++
-    if (!bounded) {
+  worstRank = -1
+  worstSalience = -Infinity
+  // the escaped ids from the app root to the node being walked (starting with the digested node's path)
+  readonly trail: Array<string> = []
+  readonly limit: number
+
+  constructor(limit: number) {
+    this.limit = limit
+  }
+
+  pathOf(id: string): string {
+    return this.trail.length === 0 ? `/${escapeKey(id)}` : `/${this.trail.join("/")}/${escapeKey(id)}`
+  }
+
+  walk(tree: Node, min: number, path: string | undefined): void {
+    if (path !== undefined) for (const id of parsePath(path)) this.trail.push(escapeKey(id))
+    this.visit(tree, min)
+  }
+
+  visit(node: Node, min: number): void {
+    const children = node.children
+    if (!children) return
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!
+      const meta = child.meta
+      if (meta !== undefined) {
+        const urgency = meta.urgency
+        let rank = 0
+        if (urgency !== undefined) {
+          rank = rankOf(meta)
+          if (urgency === "critical") this.critical++
+          else if (urgency === "high") this.high++
+        }
+        if (meta.changed === true) this.changed++
+        const salience = meta.salience ?? 0.5
+        if (salience >= min || urgency === "critical" || urgency === "high") this.offer(child, rank, salience)
+      } else if (0.5 >= min) this.offer(child, 0, 0.5)
+      const grandchildren = child.children
+      if (grandchildren && grandchildren.length > 0) {
+        this.trail.push(escapeKey(child.id))
+        this.visit(child, min)
+        this.trail.pop()
+      }
+    }
+  }
+
+  offer(node: Node, rank: number, salience: number): void {
+    this.salient++
+    const { picked, paths, limit } = this
+    if (limit === Infinity) {
       picked.push(node)
-      pickedPaths.push(pathOf(node.id))
+      paths.push(this.pathOf(node.id))
       return
     }
     if (picked.length >= limit) {
-      if (limit === 0 || rank < worstRank || (rank === worstRank && salience < worstSalience)) return
+      if (limit === 0 || rank < this.worstRank || (rank === this.worstRank && salience < this.worstSalience)) return
       if (compare(node, picked[picked.length - 1]!) >= 0) return
     }
     // binary search for the first entry that ranks after `node` (ties keep tree order)
@@ -116,74 +180,35 @@ export const make = (tree: Node, options: Options = {}): Node => {
       else lo = mid + 1
     }
     picked.splice(lo, 0, node)
-    pickedPaths.splice(lo, 0, pathOf(node.id))
+    paths.splice(lo, 0, this.pathOf(node.id))
     if (picked.length > limit) {
       picked.pop()
-      pickedPaths.pop()
+      paths.pop()
     }
     if (picked.length >= limit) {
       const worst = picked[picked.length - 1]!.meta
-      worstRank = rankOf(worst)
-      worstSalience = worst?.salience ?? 0.5
+      this.worstRank = rankOf(worst)
+      this.worstSalience = worst?.salience ?? 0.5
     }
   }
-  const walk = (node: Node): void => {
-    const children = node.children
-    if (!children) return
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i]!
-      const meta = child.meta
-      if (meta !== undefined) {
-        const urgency = meta.urgency
-        let rank = 0
-        if (urgency !== undefined) {
-          rank = rankOf(meta)
-          if (urgency === "critical") critical++
-          else if (urgency === "high") high++
-        }
-        if (meta.changed === true) changed++
-        const salience = meta.salience ?? 0.5
-        if (salience >= min || urgency === "critical" || urgency === "high") offer(child, rank, salience)
-      } else if (0.5 >= min) offer(child, 0, 0.5)
-      const grandchildren = child.children
-      if (grandchildren && grandchildren.length > 0) {
-        trail.push(escapeKey(child.id))
-        walk(child)
-        trail.pop()
-      }
-    }
+
+  /** Indices of the picked nodes, most important first (a bounded selection is kept in order already). */
+  order(): Array<number> {
+    const order = this.picked.map((_, i) => i)
+    if (this.limit === Infinity) order.sort((a, b) => compare(this.picked[a]!, this.picked[b]!) || a - b)
+    return order
   }
-  walk(tree)
-  let order = picked.map((_, i) => i)
-  if (!bounded) order.sort((a, b) => compare(picked[a]!, picked[b]!) || a - b)
-  const summaryOf = (shown: number): string => {
+
+  summary(shown: number): string {
     const parts: Array<string> = []
-    if (critical > 0) parts.push(plural(critical, "critical item", "critical items"))
-    if (high > 0) parts.push(plural(high, "high-urgency item", "high-urgency items"))
-    parts.push(changed > 0 ? `${plural(changed, "change", "changes")} since last check` : "no changes since last check")
-    if (shown < salient) parts.push(`showing ${shown} of ${salient} salient nodes`)
+    if (this.critical > 0) parts.push(plural(this.critical, "critical item", "critical items"))
+    if (this.high > 0) parts.push(plural(this.high, "high-urgency item", "high-urgency items"))
+    parts.push(
+      this.changed > 0 ? `${plural(this.changed, "change", "changes")} since last check` : "no changes since last check"
+    )
+    if (shown < this.salient) parts.push(`showing ${shown} of ${this.salient} salient nodes`)
     return parts.join(", ")
   }
-  if (options.max_tokens === undefined) {
-    if (order.length > limit) order = order.slice(0, limit)
-    const candidates = order.map((i) => picked[i]!)
-    const paths = order.map((i) => pickedPaths[i]!)
-    const ids = uniqueIds(candidates, paths)
-    return root(
-      summaryOf(candidates.length),
-      candidates.map((node, r) => flatten(node, paths[r]!, ids[r]!))
-    )
-  }
-  const candidates = order.map((i) => picked[i]!)
-  const paths = order.map((i) => pickedPaths[i]!)
-  const ids = uniqueIds(candidates, paths)
-  return fill(
-    candidates.map((node, r) => () => flatten(node, paths[r]!, ids[r]!)),
-    limit,
-    options.max_tokens,
-    options.countTokens ?? countO200k,
-    summaryOf
-  )
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,104 +232,6 @@ const uniqueIds = (nodes: ReadonlyArray<Node>, paths: ReadonlyArray<string>): Ar
     }
     used.add(id)
     out.push(id)
-  }
-  return out
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// max_tokens: fill the budget most-important-first. Each line is costed as a unit with its indentation and newline
-// (exact for o200k up to the last line's missing newline); entries that do not fit are skipped, so a smaller, less
-// important one may still be shown. The rendered digest is then measured exactly: entries are dropped from the end
-// while it is over, and skipped entries that the measured slack may still hold are tried one by one.
-
-/** Consecutive entries that do not fit before the search for smaller ones stops. */
-const MAX_MISSES = 64
-/** Exact tries of skipped entries near the budget. */
-const MAX_TRIES = 16
-
-const fill = (
-  entries: ReadonlyArray<() => Node>,
-  limit: number,
-  maxTokens: number,
-  count: (text: string) => number,
-  summaryOf: (shown: number) => string
-): Node => {
-  const built: Array<Node | undefined> = []
-  const entryAt = (r: number): Node => {
-    let entry = built[r]
-    if (entry === undefined) {
-      entry = entries[r]!()
-      built[r] = entry
-    }
-    return entry
-  }
-  const costs: Array<number> = []
-  const costAt = (r: number): number => {
-    let cost = costs[r]
-    if (cost === undefined) {
-      const entry = entryAt(r)
-      cost = count(`  ${Render.line(entry)}\n`)
-      for (const extra of Render.extraLines(entry)) cost += count(`    ${extra}\n`)
-      costs[r] = cost
-    }
-    return cost
-  }
-  const rootCosts = new Map<number, number>()
-  const rootCost = (shown: number): number => {
-    let cost = rootCosts.get(shown)
-    if (cost === undefined) {
-      cost = count(`${Render.line(root(summaryOf(shown), []))}\n`)
-      rootCosts.set(shown, cost)
-    }
-    return cost
-  }
-  const build = (chosen: ReadonlyArray<number>): Node =>
-    root(
-      summaryOf(chosen.length),
-      chosen.map((r) => entryAt(r))
-    )
-
-  // 1. greedy on unit costs
-  const chosen: Array<number> = []
-  const skipped: Array<number> = []
-  let sum = 0
-  let misses = 0
-  for (let r = 0; r < entries.length && chosen.length < limit && misses < MAX_MISSES; r++) {
-    const cost = costAt(r)
-    if (rootCost(chosen.length + 1) + sum + cost <= maxTokens) {
-      chosen.push(r)
-      sum += cost
-      misses = 0
-    } else {
-      skipped.push(r)
-      misses++
-    }
-  }
-  // 2. exact: drop from the end while over
-  let out = build(chosen)
-  let exact = count(Render.text(out))
-  while (chosen.length > 0 && exact > maxTokens) {
-    sum -= costAt(chosen.pop()!)
-    out = build(chosen)
-    exact = count(Render.text(out))
-  }
-  // 3. exact: try skipped entries the measured slack may still hold (unit sums can overestimate a little)
-  let tries = 0
-  for (let s = 0; s < skipped.length && chosen.length < limit && tries < MAX_TRIES; s++) {
-    const r = skipped[s]!
-    const drift = exact - (rootCost(chosen.length) + sum)
-    if (rootCost(chosen.length + 1) + sum + costAt(r) + drift - 2 > maxTokens) continue
-    tries++
-    let at = chosen.length
-    while (at > 0 && chosen[at - 1]! > r) at--
-    const next = [...chosen.slice(0, at), r, ...chosen.slice(at)]
-    const candidate = build(next)
-    const measured = count(Render.text(candidate))
-    if (measured > maxTokens) continue
-    chosen.splice(at, 0, r)
-    sum += costAt(r)
-    out = candidate
-    exact = measured
   }
   return out
 }
