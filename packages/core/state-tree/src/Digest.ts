@@ -43,7 +43,7 @@ const rankOf = (meta: NodeMeta | undefined): number => urgencyRank[meta?.urgency
  * Orders two nodes for the digest: higher urgency first, then higher salience, then focused, then changed.
  * Returns a negative number when `a` comes first.
  *
- * @category ordering
+ * @category algorithms
  * @since 0.1.0
  */
 export const compare = (a: Node, b: Node): number => {

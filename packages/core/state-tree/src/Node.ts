@@ -308,7 +308,7 @@ export const count = (node: Node): number => {
  * Splits a SLOP path (`"/a/b"`) into node ids. `"/"` and `""` are the root (no segments). Segments are unescaped
  * per RFC 6901 (`~1` → `/`, `~0` → `~`), so a node whose id holds `/` or `~` can be addressed; see {@link pathOf}.
  *
- * @category paths
+ * @category getters
  * @since 0.1.0
  */
 export const parsePath = (path: string): ReadonlyArray<string> => {
@@ -321,7 +321,7 @@ export const parsePath = (path: string): ReadonlyArray<string> => {
  * The SLOP path of the node reached through `ids` from the root: `"/"` for none, otherwise each id escaped per
  * RFC 6901 after a `/` (the inverse of {@link parsePath}).
  *
- * @category paths
+ * @category getters
  * @since 0.1.0
  */
 export const pathOf = (ids: ReadonlyArray<string>): string =>
@@ -331,7 +331,7 @@ export const pathOf = (ids: ReadonlyArray<string>): string =>
  * The node at a SLOP path (`"/a/b"` = child `a` of the root, then its child `b`), or `undefined` when a segment does
  * not match. `"/"` and `""` return the root.
  *
- * @category paths
+ * @category getters
  * @since 0.1.0
  */
 export const find = (tree: Node, path: string | ReadonlyArray<string>): Node | undefined => {

@@ -60,7 +60,7 @@ export class PatchError extends Schema.TaggedError<PatchError>()("PatchError", {
 /**
  * Escapes a property key for a path (RFC 6901: `~` → `~0`, `/` → `~1`).
  *
- * @category paths
+ * @category getters
  * @since 0.1.0
  */
 export const escapeKey: (key: string) => string = escapeSegment
@@ -68,7 +68,7 @@ export const escapeKey: (key: string) => string = escapeSegment
 /**
  * Reverses {@link escapeKey}.
  *
- * @category paths
+ * @category getters
  * @since 0.1.0
  */
 export const unescapeKey: (segment: string) => string = unescapeSegment
@@ -117,7 +117,7 @@ export type Format = "slop" | "compact"
  * list, or (slop) in a way SLOP's consumer cannot apply at the root, the result is one `replace` of the whole tree
  * (path `""`). Subtrees shared by reference are skipped without comparison.
  *
- * @category diffing
+ * @category algorithms
  * @since 0.1.0
  */
 export const diff = (previous: Node, next: Node, format: Format = "compact"): Array<Op> => {
@@ -136,7 +136,7 @@ export const diff = (previous: Node, next: Node, format: Format = "compact"): Ar
  * (SLOP treats absent and empty children alike).
  * Throws {@link PatchError} when an op does not fit (use `Consumer` for an error-safe mirror).
  *
- * @category diffing
+ * @category algorithms
  * @since 0.1.0
  */
 export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {

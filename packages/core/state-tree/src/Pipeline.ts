@@ -99,7 +99,7 @@ const finiteBudget = (value: number | undefined): number =>
  * Resolves the effective budget: the smaller of the request's `max_nodes` and the provider's `maxNodes`, whichever
  * are set (`undefined` when neither is).
  *
- * @category budgets
+ * @category getters
  * @since 0.1.0
  */
 export const nodeBudget = (request: Request, options: Options = {}): number | undefined => {
@@ -114,7 +114,7 @@ export const nodeBudget = (request: Request, options: Options = {}): number | un
  * Resolves the effective depth: the request's depth when non-negative, capped by the provider's `maxDepth`; a
  * missing or negative request depth falls back to `maxDepth` (or `-1`, unlimited).
  *
- * @category budgets
+ * @category getters
  * @since 0.1.0
  */
 export const effectiveDepth = (request: Request, options: Options = {}): number => {
@@ -155,7 +155,7 @@ export const effectiveDepth = (request: Request, options: Options = {}): number 
  * const view = Pipeline.optimize(tree, { depth: 3, filter: { min_salience: 0.3 }, max_nodes: 200 })
  * ```
  *
- * @category optimisation
+ * @category algorithms
  * @since 0.1.0
  */
 export const optimize = (tree: Node, request: Request, options: Options = {}): Node => {
