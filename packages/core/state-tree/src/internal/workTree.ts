@@ -165,7 +165,8 @@ class Builder {
   push(node: Node, level: number, up: number, k: number): number {
     const index = this.src.length
     if (index === this.capacity) {
-      const capacity = (this.capacity *= 2)
+      this.capacity *= 2
+      const capacity = this.capacity
       this.kind = grow(this.kind, capacity)
       this.parent = grow(this.parent, capacity)
       this.depth = grow(this.depth, capacity)
