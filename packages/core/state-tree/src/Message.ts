@@ -20,6 +20,10 @@ export const slopVersion = "0.1"
 
 const optional = <S extends Schema.Top>(schema: S) => Schema.optional(schema)
 
+// Every SLOP message is a struct told apart by its `type`.
+const message = <const Type extends string, const Fields extends Schema.Struct.Fields>(type: Type, fields: Fields) =>
+  Schema.Struct({ type: Schema.Literal(type), ...fields })
+
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
@@ -49,8 +53,7 @@ const requestFields = {
  * @category schemas
  * @since 0.1.0
  */
-export const Subscribe = Schema.Struct({
-  type: Schema.Literal("subscribe"),
+export const Subscribe = message("subscribe", {
   id: Schema.String,
   ...requestFields,
   patch_format: optional(Schema.Literals(["slop", "compact"]))
@@ -73,10 +76,7 @@ export interface Subscribe extends Schema.Schema.Type<typeof Subscribe> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Unsubscribe = Schema.Struct({
-  type: Schema.Literal("unsubscribe"),
-  id: Schema.String
-})
+export const Unsubscribe = message("unsubscribe", { id: Schema.String })
 
 /**
  * `unsubscribe`: stop the subscription with this id.
@@ -92,8 +92,7 @@ export interface Unsubscribe extends Schema.Schema.Type<typeof Unsubscribe> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Query = Schema.Struct({
-  type: Schema.Literal("query"),
+export const Query = message("query", {
   id: Schema.String,
   ...requestFields,
   window: optional(Schema.Tuple([NonNegativeInt, NonNegativeInt]))
@@ -113,8 +112,7 @@ export interface Query extends Schema.Schema.Type<typeof Query> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Invoke = Schema.Struct({
-  type: Schema.Literal("invoke"),
+export const Invoke = message("invoke", {
   id: Schema.String,
   path: Schema.String,
   action: Schema.String,
@@ -172,10 +170,7 @@ export interface ProviderInfo extends Schema.Schema.Type<typeof ProviderInfo> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Hello = Schema.Struct({
-  type: Schema.Literal("hello"),
-  provider: ProviderInfo
-})
+export const Hello = message("hello", { provider: ProviderInfo })
 
 /**
  * `hello`: sent once when a connection opens.
@@ -191,12 +186,7 @@ export interface Hello extends Schema.Schema.Type<typeof Hello> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Snapshot = Schema.Struct({
-  type: Schema.Literal("snapshot"),
-  id: Schema.String,
-  version: Schema.Int,
-  tree: NodeSchema
-})
+export const Snapshot = message("snapshot", { id: Schema.String, version: Schema.Int, tree: NodeSchema })
 
 /**
  * `snapshot`: the full (optimised) tree of a subscription or query.
@@ -212,12 +202,7 @@ export interface Snapshot extends Schema.Schema.Type<typeof Snapshot> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Patch = Schema.Struct({
-  type: Schema.Literal("patch"),
-  subscription: Schema.String,
-  version: Schema.Int,
-  ops: Schema.Array(OpSchema)
-})
+export const Patch = message("patch", { subscription: Schema.String, version: Schema.Int, ops: Schema.Array(OpSchema) })
 
 /**
  * `patch`: ops for one subscription. Versions are per subscription, consecutive after the last snapshot.
@@ -266,8 +251,7 @@ export interface ErrorBody extends Schema.Schema.Type<typeof ErrorBody> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Result = Schema.Struct({
-  type: Schema.Literal("result"),
+export const Result = message("result", {
   id: Schema.String,
   status: Schema.Literals(["ok", "error", "accepted"]),
   data: optional(Schema.Unknown),
@@ -288,11 +272,7 @@ export interface Result extends Schema.Schema.Type<typeof Result> {}
  * @category schemas
  * @since 0.1.0
  */
-export const Event = Schema.Struct({
-  type: Schema.Literal("event"),
-  name: Schema.String,
-  data: optional(Schema.Unknown)
-})
+export const Event = message("event", { name: Schema.String, data: optional(Schema.Unknown) })
 
 /**
  * `event`: out-of-band information.
@@ -308,11 +288,7 @@ export interface Event extends Schema.Schema.Type<typeof Event> {}
  * @category schemas
  * @since 0.1.0
  */
-export const ErrorMessage = Schema.Struct({
-  type: Schema.Literal("error"),
-  id: optional(Schema.String),
-  error: ErrorBody
-})
+export const ErrorMessage = message("error", { id: optional(Schema.String), error: ErrorBody })
 
 /**
  * `error`: a failure outside `invoke` (bad message, unknown path, …).
@@ -358,8 +334,7 @@ export type Outbound = Hello | Snapshot | Patch | Result | Event | ErrorMessage 
  * @category schemas
  * @since 0.1.0
  */
-export const Batch: Schema.Codec<Batch> = Schema.Struct({
-  type: Schema.Literal("batch"),
+export const Batch: Schema.Codec<Batch> = message("batch", {
   messages: Schema.Array(Schema.suspend((): Schema.Codec<Outbound> => Outbound))
 })
 
