@@ -50,7 +50,7 @@ const tree = (step: number): Node.Node => ({
 
 const scope = Effect.runSync(Scope.make())
 const inScope = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Scope.provide(effect, scope))
-const provider = await inScope(syncedProvider({ coalesce_ms: 0 }))
+const provider = await inScope(syncedProvider({ coalesceMs: 0 }))
 let step = 0
 await Effect.runPromise(provider.setTree(tree(step)))
 const url = await inScope(serveProvider(provider, { maxConnections: 5000 }))
@@ -108,5 +108,5 @@ for (const [count, writes] of [
     figures: await fanOut(count, writes)
   })
 }
-record("SlopServer fan-out (coalesce_ms 0, ~120-node tree, one subscription per connection)", rows)
+record("SlopServer fan-out (coalesceMs 0, ~120-node tree, one subscription per connection)", rows)
 await Effect.runPromise(Scope.close(scope, Exit.void))

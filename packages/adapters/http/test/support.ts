@@ -37,7 +37,7 @@ export const listen = (
 /** A provider whose root has a `sync` action that does nothing: its result proves that every earlier patch arrived. */
 export const syncedProvider = (options: Provider.Options = {}) =>
   Effect.gen(function* () {
-    const provider = yield* Provider.make({ coalesce_ms: 0, ...options })
+    const provider = yield* Provider.make({ coalesceMs: 0, ...options })
     yield* provider.handle("/", "sync", () => Effect.void)
     return provider
   })
