@@ -50,6 +50,58 @@ describe("MessageBuffer", () => {
     })
   )
 
+  it.effect("claimed messages stay out of later reads; a release returns them, an ack settles them for good", () =>
+    Effect.gen(function* () {
+      const buffer = MessageBuffer.make()
+      for (const text of ["one", "two"]) yield* buffer.append(message("#a", text))
+      const claimed = yield* buffer.claim("#a")
+      const seqs = claimed.messages.map((m) => m.seq)
+      assert.deepStrictEqual(
+        claimed.messages.map((m) => m.text),
+        ["one", "two"]
+      )
+      yield* buffer.append(message("#a", "three"))
+      // While the claim stands, only the newer message is unread.
+      assert.strictEqual(yield* buffer.unread("#a"), 1)
+      assert.deepStrictEqual(
+        (yield* buffer.claim("#a")).messages.map((m) => m.text),
+        ["three"]
+      )
+      // The first delivery failed: its messages come back; the second succeeded: its message is gone.
+      yield* buffer.release("#a", seqs)
+      yield* buffer.ack("#a", [3])
+      assert.deepStrictEqual(
+        (yield* buffer.read("#a")).messages.map((m) => m.text),
+        ["one", "two"]
+      )
+      assert.strictEqual(yield* buffer.unread("#a"), 0)
+      assert.deepStrictEqual((yield* buffer.read("#a")).messages, [])
+    })
+  )
+
+  it.effect("a claim of given messages takes only those still unread, and acks move the cursor in order", () =>
+    Effect.gen(function* () {
+      const buffer = MessageBuffer.make()
+      for (const text of ["one", "two", "three"]) yield* buffer.append(message("#a", text))
+      const mention = yield* buffer.claim("#a", [2, 2, 9])
+      assert.deepStrictEqual(
+        mention.messages.map((m) => m.text),
+        ["two"]
+      )
+      assert.deepStrictEqual((yield* buffer.claim("#a", [2])).messages, [])
+      const rest = yield* buffer.claim("#a")
+      assert.deepStrictEqual(
+        rest.messages.map((m) => m.text),
+        ["one", "three"]
+      )
+      // Settling 1 and 3 leaves the cursor at 1 until 2 is settled too.
+      yield* buffer.ack("#a", [1, 3])
+      assert.strictEqual((yield* buffer.claim("#a")).cursor, 1)
+      yield* buffer.ack("#a", [2])
+      assert.strictEqual((yield* buffer.claim("#a")).cursor, 3)
+    })
+  )
+
   it.effect("forget drops a target", () =>
     Effect.gen(function* () {
       const buffer = MessageBuffer.make({ capacity: 3 })
