@@ -9,6 +9,7 @@
 import { AttentionConfig, type Band, Scheduler, type Tracker } from "@heed/attention-bands"
 import {
   AttentionWiring,
+  type BufferedMessage,
   type IrcEvent,
   IrcTransport,
   type IrcTransportShape,
@@ -19,11 +20,9 @@ import {
 import { TokenCounter } from "@heed/schema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
-import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import {
   type AttentionControlShape,
@@ -35,27 +34,17 @@ import { Awareness } from "./Awareness.ts"
 import type { AgentConfig } from "./Config.ts"
 import * as Control from "./Control.ts"
 import * as Prompt from "./Prompt.ts"
+import * as Responder from "./Responder.ts"
 import { Runner } from "./Runner.ts"
 import * as TargetContext from "./TargetContext.ts"
 
 /**
- * One prompt the agent sent to its runner, and what came of it (for observers and tests).
+ * One prompt the agent sent to its runner, and what came of it (see `Responder.Turn`).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Turn {
-  readonly target: string
-  readonly kind: "poll" | "mention"
-  readonly prompt: string
-  /** Tokens of every message the runner received (system prompt and context included). */
-  readonly prompt_tokens: number
-  readonly outcome:
-    | { readonly _tag: "Replied"; readonly lines: number }
-    | { readonly _tag: "Failed"; readonly error: string }
-  /** Targets whose context logs collapsed after this turn. */
-  readonly collapsed: ReadonlyArray<string>
-}
+export type Turn = Responder.Turn
 
 /**
  * A running agent.
@@ -74,16 +63,6 @@ export interface AgentShape {
   /** Subscribes now: turns from this moment on. */
   readonly subscribeTurns: Effect.Effect<Stream.Stream<Turn>, never, Scope.Scope>
 }
-
-const promptsCounter = Metric.counter("heed.agent.prompts", {
-  description: "Prompts sent to the runner",
-  incremental: true
-})
-const failuresCounter = Metric.counter("heed.agent.runner_failures", {
-  description: "Runner failures (isolated to their target)",
-  incremental: true
-})
-const promptTokens = Metric.gauge("heed.agent.prompt_tokens", { description: "Tokens of the last prompt per target" })
 
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
@@ -106,85 +85,12 @@ const view = (
 
 const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /^DM:[^\s,]{1,30}$/.test(target)
 
-interface Parts {
-  readonly config: AgentConfig
-  readonly nick: string
-  readonly scope: Scope.Scope
-  readonly runner: Runner["Service"]
-  readonly awareness: Awareness["Service"]
-  readonly counter: TokenCounter["Service"]
-  readonly transport: IrcTransportShape
-  readonly context: TargetContext.TargetContext
-  readonly turns: PubSub.PubSub<Turn>
-}
-
-/** What a turn needs besides its target: the prompt, the quoted lines for the log, the topic, the thread. */
-interface TurnInput {
-  readonly kind: Turn["kind"]
-  readonly prompt: string
-  readonly incoming: string
-  readonly topic: string
-  readonly thread?: string | undefined
-}
-
-// One turn: context, runner, reply, decay. Runs forked, one at a time per target, so a slow or failing runner
-// never holds up other targets or the poll loop.
-const makeResponder = (parts: Parts) => {
-  const { context, counter, nick, runner, transport, turns } = parts
-  const locks = new Map<string, Semaphore.Semaphore>()
-  const lockOf = (target: string) => {
-    let lock = locks.get(target)
-    if (lock === undefined) {
-      lock = Semaphore.makeUnsafe(1)
-      locks.set(target, lock)
-    }
-    return lock
-  }
-  const finish = (
-    target: string,
-    input: TurnInput,
-    prompt: string,
-    tokens: number,
-    outcome: Turn["outcome"],
-    collapsed: ReadonlyArray<string> = []
-  ) => PubSub.publishUnsafe(turns, { target, kind: input.kind, prompt, prompt_tokens: tokens, outcome, collapsed })
-
-  const turn = (target: string, input: TurnInput) =>
-    Effect.gen(function* () {
-      const briefing = input.kind === "poll" ? yield* parts.awareness.briefing : Option.none()
-      const prompt = Option.match(briefing, {
-        onNone: () => input.prompt,
-        onSome: (attention) => `${Prompt.briefing(attention.summary, attention.suggested)}\n\n${input.prompt}`
-      })
-      const messages = context.messages(target, Prompt.system(nick), prompt)
-      const tokens = TargetContext.tokens(counter, messages)
-      yield* Metric.update(Metric.withAttributes(promptsCounter, { agent: nick, target, kind: input.kind }), 1)
-      yield* Metric.update(Metric.withAttributes(promptTokens, { agent: nick, target }), tokens)
-      const reply = yield* Effect.result(runner.reply({ target, messages }))
-      if (reply._tag === "Failure") {
-        yield* Effect.logWarning(`runner: agent=${nick} target=${target} failed: ${reply.failure.message}`)
-        yield* Metric.update(Metric.withAttributes(failuresCounter, { agent: nick, target }), 1)
-        return finish(target, input, prompt, tokens, { _tag: "Failed", error: reply.failure.message })
-      }
-      const sent = reply.success === "" ? [] : yield* transport.send(target, reply.success, { thread: input.thread })
-      const collapsed = context.record(target, { incoming: input.incoming, reply: reply.success, topic: input.topic })
-      for (const id of collapsed) yield* Effect.logInfo(`context: agent=${nick} collapsed=${id} turn=${context.turn()}`)
-      finish(target, input, prompt, tokens, { _tag: "Replied", lines: sent.length }, collapsed)
-    }).pipe(
-      Effect.catchTag("IrcConfigError", (error) =>
-        Effect.logWarning(`reply: agent=${nick} target=${target} not sent: ${error.message}`)
-      )
-    )
-
-  return (target: string, input: TurnInput): Effect.Effect<void> =>
-    turn(target, input).pipe(lockOf(target).withPermit, Effect.forkIn(parts.scope), Effect.asVoid)
-}
-
-// Every message goes to the buffer; a mention (unless paused) gets an immediate turn.
+// Every message goes to the buffer; a mention (unless paused) gets an immediate turn. Connection changes are logged.
 const routeEvents = (
   events: Stream.Stream<IrcEvent>,
   buffer: MessageBuffer["Service"],
-  onMention: (mention: Mention) => Effect.Effect<void>
+  server: string,
+  onMention: (mention: Mention, stored: BufferedMessage) => Effect.Effect<void>
 ) =>
   events.pipe(
     Stream.runForEach((event) => {
@@ -194,16 +100,35 @@ const routeEvents = (
           const { at, sender, target, text, thread } = event
           const mention = event._tag === "Mention"
           const stored = buffer.append({ target, sender, text, mention, thread, at })
-          return mention ? Effect.andThen(stored, onMention(event)) : Effect.asVoid(stored)
+          return mention ? Effect.flatMap(stored, (message) => onMention(event, message)) : Effect.asVoid(stored)
         }
         case "Parted":
           return Effect.asVoid(buffer.forget(event.channel))
+        case "Connected":
+          return Effect.logInfo(`irc: connected to ${server} as ${event.nick} (reconnects=${event.reconnects})`)
+        case "Disconnected":
+          return event.retryInMs === undefined
+            ? Effect.logInfo(`irc: disconnected from ${server} (${event.reason})`)
+            : Effect.logWarning(
+                `irc: disconnected from ${server} (${event.reason}); reconnecting in ${event.retryInMs / 1000} s`
+              )
         default:
           return Effect.void
       }
     }),
     Effect.forkScoped
   )
+
+// The unread messages of a poll, one conversation each: the channel's own lines, then each thread's.
+const byThread = (messages: ReadonlyArray<BufferedMessage>) => {
+  const groups = new Map<string | undefined, Array<BufferedMessage>>()
+  for (const message of messages) {
+    const group = groups.get(message.thread)
+    if (group === undefined) groups.set(message.thread, [message])
+    else group.push(message)
+  }
+  return groups
+}
 
 // The control surface (socket and runner tools) over the scheduler.
 const makeControl = (
@@ -266,6 +191,7 @@ const makeControl = (
 export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   const nick = config.server.nick
   const channels = config.channels ?? []
+  const server = `${config.server.host}:${config.server.port ?? (config.server.tls === true ? 6697 : 6667)}`
   const turns = yield* Effect.acquireRelease(PubSub.unbounded<Turn>(), (pubsub) => PubSub.shutdown(pubsub))
   const context = TargetContext.make({
     decay_threshold: config.context?.decay_threshold,
@@ -286,52 +212,65 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   })
   yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
   const events = yield* transport.subscribe
-  const respond = makeResponder({
-    config,
+  const respond = Responder.make({
     nick,
     scope: yield* Scope.Scope,
     runner: yield* Runner,
     awareness: yield* Awareness,
     counter: yield* TokenCounter,
     transport,
+    buffer,
     context,
-    turns
+    turns,
+    retry: { attempts: config.retry?.attempts ?? 3, backoff_s: config.retry?.backoff_s ?? 1 }
   })
   const topicOf = MentionRules.mentionRemover(nick)
+  const topic = (messages: ReadonlyArray<BufferedMessage>) => messages.map((m) => topicOf(m.text)).join("\n")
 
+  // A poll claims the target's unread messages (mentions included when they could not be answered directly) and
+  // hands each conversation its own turn; only a reply settles them.
   const poll = (target: string) =>
     Effect.gen(function* () {
-      const fresh = (yield* buffer.read(target)).messages.filter((message) => !message.mention)
-      if (fresh.length === 0) return "empty" as const
-      yield* respond(target, {
-        kind: "poll",
-        prompt: Prompt.poll(target, fresh),
-        incoming: fresh.map(Prompt.quote).join("\n"),
-        topic: fresh.map((message) => topicOf(message.text)).join("\n")
-      })
+      const { messages } = yield* buffer.claim(target)
+      if (messages.length === 0) return "empty" as const
+      for (const [thread, group] of byThread(messages)) {
+        yield* respond({
+          target,
+          thread,
+          kind: "poll",
+          prompt: Prompt.poll(TargetContext.effortId(target, thread), group),
+          incoming: group.map(Prompt.quote).join("\n"),
+          topic: topic(group),
+          seqs: group.map((message) => message.seq)
+        })
+      }
       return "delivered" as const
     })
   const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
   yield* AttentionWiring.make(transport, scheduler)
-  yield* routeEvents(events, buffer, (mention) =>
-    Effect.flatMap(scheduler.isPaused, (paused) =>
-      paused
-        ? Effect.void
-        : respond(mention.target, {
-            kind: "mention",
-            prompt: Prompt.direct(mention),
-            incoming: Prompt.quote(mention),
-            topic: topicOf(mention.text),
-            thread: mention.thread
-          })
-    )
+  yield* routeEvents(events, buffer, server, (mention, stored) =>
+    Effect.gen(function* () {
+      // While paused the mention waits, unread, for the first poll after resume.
+      if (yield* scheduler.isPaused) return
+      const claimed = yield* buffer.claim(mention.target, [stored.seq])
+      if (claimed.messages.length === 0) return
+      yield* respond({
+        target: mention.target,
+        thread: mention.thread,
+        kind: "mention",
+        prompt: Prompt.direct(mention),
+        incoming: Prompt.quote(mention),
+        topic: topic(claimed.messages),
+        seqs: [stored.seq]
+      })
+    })
   )
 
   const control = makeControl(config, scheduler, transport, context)
   const socket = Control.socketPath(config.state_dir)
   yield* Control.serve(socket, control)
   yield* Effect.logInfo(
-    `heed-agent: agent=${nick} server=${config.server.host}:${config.server.port ?? 6667} channels=${channels.length} ` +
+    `heed-agent: agent=${nick} server=${server}${config.server.tls === true ? " (tls)" : ""} channels=${channels.length} ` +
       `runner=${config.runner.type} awareness=${config.awareness === undefined ? "no" : "yes"} socket=${socket}`
   )
   return {

@@ -2,7 +2,8 @@
  * The agent's configuration file (`agent.yaml`), read with `yaml` and decoded with Schema into one config type
  * for every runner: `server {host, port, tls, nick, password?}`, `channels`, culture's `attention` block (with
  * the legacy top-level `poll_interval` honoured when the block is absent), `runner` (`command` or `openai`),
- * `awareness? {url, token?}`, `state_dir`, plus heed's `send` pacing and `context` decay settings.
+ * `awareness? {url, token?}`, `state_dir`, plus heed's `send` pacing, `context` decay settings and the runner's
+ * `retry` policy.
  *
  * @since 0.1.0
  */
@@ -91,6 +92,9 @@ export const AgentFile = Schema.Struct({
       decay_threshold: Schema.optionalKey(PositiveInt),
       log_exchanges: Schema.optionalKey(PositiveInt)
     })
+  ),
+  retry: Schema.optionalKey(
+    Schema.Struct({ attempts: Schema.optionalKey(PositiveInt), backoff_s: Schema.optionalKey(Positive) })
   ),
   quit_message: Schema.optionalKey(Schema.String)
 })

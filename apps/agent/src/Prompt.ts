@@ -6,46 +6,43 @@
  * @since 0.1.0
  */
 import type { BufferedMessage, Mention } from "@heed/irc"
+import { effortId } from "./TargetContext.ts"
 
 /**
- * The lines of a conversation as culture quotes them: `<nick> text`, with the thread named when there is one.
+ * One line of a conversation as culture quotes it: `<nick> text`. (A thread's lines go to the thread's own prompt
+ * and log, which name the thread once.)
  *
  * @category formatting
  * @since 0.1.0
  */
-export const quote = (message: {
-  readonly sender: string
-  readonly text: string
-  readonly thread?: string | undefined
-}) =>
-  message.thread === undefined
-    ? `<${message.sender}> ${message.text}`
-    : `<${message.sender}> [thread:${message.thread}] ${message.text}`
+export const quote = (message: { readonly sender: string; readonly text: string }) =>
+  `<${message.sender}> ${message.text}`
 
 /**
- * The poll prompt for the unread, non-mention messages of a target.
+ * The poll prompt for the unread messages of one conversation: `where` is a target, or a thread of it as
+ * `TargetContext.effortId` names it (`#dev thread:deploy`).
  *
  * @category formatting
  * @since 0.1.0
  */
-export const poll = (target: string, messages: ReadonlyArray<BufferedMessage>): string =>
+export const poll = (where: string, messages: ReadonlyArray<BufferedMessage>): string =>
   [
-    `[IRC Channel Poll: ${target}] Recent unread messages:`,
+    `[IRC Channel Poll: ${where}] Recent unread messages:`,
     ...messages.map((message) => `  ${quote(message)}`),
     "Respond naturally if any messages need your attention."
   ].join("\n")
 
 /**
- * The direct prompt for a mention or DM.
+ * The direct prompt for a mention (`[IRC @mention in #dev] <alice> text`, `[IRC @mention in #dev thread:deploy]
+ * ...`) or a DM (`[IRC DM] <alice> text`).
  *
  * @category formatting
  * @since 0.1.0
  */
-export const direct = (mention: Mention): string => {
-  if (mention.dm) return `[IRC DM] ${quote(mention)}`
-  const where = mention.thread === undefined ? mention.target : `${mention.target} thread:${mention.thread}`
-  return `[IRC @mention in ${where}] <${mention.sender}> ${mention.text}`
-}
+export const direct = (mention: Mention): string =>
+  mention.dm
+    ? `[IRC DM${mention.thread === undefined ? "" : ` thread:${mention.thread}`}] ${quote(mention)}`
+    : `[IRC @mention in ${effortId(mention.target, mention.thread)}] ${quote(mention)}`
 
 /**
  * The awareness block put before a prompt when the briefing says attention is needed.
@@ -66,7 +63,7 @@ export const briefing = (summary: string, suggested: string | undefined): string
  */
 export const system = (nick: string): string =>
   [
-    `You are ${nick}, an agent on IRC. Each prompt shows new messages from one channel or DM; your reply is posted there.`,
+    `You are ${nick}, an agent on IRC. Each prompt shows new messages from one channel, thread or DM; your reply is posted there.`,
     "Reply briefly. Reply with nothing to stay silent.",
     "Earlier conversations appear as summaries; a conversation you return to shows its recent exchanges in full."
   ].join("\n")

@@ -33,6 +33,8 @@ export class RunnerError extends Schema.TaggedError<RunnerError>()("RunnerError"
  */
 export interface RunnerRequest {
   readonly target: string
+  /** The thread of `target` the prompt is about, if any (replies are posted there). */
+  readonly thread?: string | undefined
   readonly messages: ReadonlyArray<PromptMessage>
 }
 
@@ -98,8 +100,9 @@ export const runProgram = (
   )
 
 /**
- * The `command` runner. `env` adds `HEED_AGENT_TARGET` (the target of the prompt) and whatever `extraEnv` holds
- * (the agent adds `HEED_AGENT_SOCKET`, so the program can call `heed-agent attention`).
+ * The `command` runner. `env` adds `HEED_AGENT_TARGET` (the target of the prompt), `HEED_AGENT_THREAD` (its
+ * thread, when there is one) and whatever `extraEnv` holds (the agent adds `HEED_AGENT_SOCKET`, so the program
+ * can call `heed-agent attention`).
  *
  * @category layers
  * @since 0.1.0
@@ -114,7 +117,12 @@ export const layerCommand = (
       const input = config.context === "prompt" ? (request.messages.at(-1)?.content ?? "") : render(request.messages)
       return Effect.map(
         runProgram(request.target, argv, `${input}\n`, {
-          env: { ...extraEnv, ...config.env, HEED_AGENT_TARGET: request.target },
+          env: {
+            ...extraEnv,
+            ...config.env,
+            HEED_AGENT_TARGET: request.target,
+            ...(request.thread === undefined ? {} : { HEED_AGENT_THREAD: request.thread })
+          },
           timeoutS: config.timeout_s ?? 300
         }),
         (out) => out.trim()

@@ -1,8 +1,16 @@
 /**
- * Decay-managed context per target (`@heed/decay`): every channel, DM or thread is an effort. Its exchanges are
- * kept in a bounded log; when the conversation returns to a target its log expands into the prompt, and after
- * `decay_threshold` turns in which no exchange refers to it (by name or by the keywords of its summary) it
- * collapses back to a one-line summary, so the prompt stays bounded however many targets the agent talks in.
+ * Decay-managed context per conversation (`@heed/decay`): every channel, DM and thread is an effort, named as
+ * prompts name it (`#dev`, `DM:alice`, `#dev thread:deploy`). Its exchanges are kept in a bounded log; when the
+ * conversation returns to it its log expands into the prompt, and after `decay_threshold` turns in which no
+ * exchange refers to it (by name or by the keywords of its summary) it collapses back to a one-line summary, so
+ * the prompt stays bounded however many conversations the agent has.
+ *
+ * Built on decay's pure API (`Decay.check`, `Decay.evicted`) rather than its `Session`: a Session serves one
+ * conversation in which the model opens, switches and concludes efforts with tools. It routes each exchange to
+ * the effort active when the turn began and logs the banners of effort tools into the next turn's text, where
+ * their effort names count as references. Here the transport, not the model, knows which conversation a turn
+ * belongs to, turns of different conversations interleave, and nothing but the exchange itself may count as a
+ * reference; the pure functions give exactly that with a few lines of bookkeeping below.
  *
  * @since 0.1.0
  */
@@ -10,6 +18,15 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Decay, extractiveSummary, type LogMessage } from "@heed/decay"
 import type { TokenCounterShape } from "@heed/schema"
+
+/**
+ * The effort of a conversation: the target (`#dev`, `DM:alice`), or `#dev thread:deploy` for a thread.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const effortId = (target: string, thread: string | undefined): string =>
+  thread === undefined ? target : `${target} thread:${thread}`
 
 /**
  * One exchange on a target: what the agent was shown (the quoted lines) and what it answered.
@@ -69,21 +86,21 @@ interface Stored {
 const SUMMARIES_HEADER = "Earlier conversations (summaries only):"
 
 /**
- * The context of every target of one agent.
+ * The context of every conversation (effort) of one agent.
  *
  * @category models
  * @since 0.1.0
  */
 export interface TargetContext {
   /**
-   * The messages for a turn on `target`: the system prompt with the summaries of collapsed targets, the logs of
-   * expanded targets, then `target`'s own log and the new prompt. Expands `target` first (the conversation
-   * returned to it).
+   * The messages for a turn in `effort` (see {@link effortId}): the system prompt with the summaries of collapsed
+   * efforts, the logs of the other expanded efforts, then `effort`'s own log and the new prompt. Expands `effort`
+   * first (the conversation returned to it).
    */
-  readonly messages: (target: string, system: string, prompt: string) => ReadonlyArray<PromptMessage>
-  /** Records the turn's exchange and runs decay; returns the targets that collapsed. */
-  readonly record: (target: string, exchange: Exchange) => ReadonlyArray<string>
-  /** The targets whose logs are expanded. */
+  readonly messages: (effort: string, system: string, prompt: string) => ReadonlyArray<PromptMessage>
+  /** Records the turn's exchange in `effort` and runs decay; returns the efforts that collapsed. */
+  readonly record: (effort: string, exchange: Exchange) => ReadonlyArray<string>
+  /** The efforts whose logs are expanded. */
   readonly expanded: () => ReadonlyArray<string>
   /** Completed turns. */
   readonly turn: () => number
@@ -166,23 +183,23 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
     renameSync(`${options.file}.tmp`, options.file)
   }
 
-  const messages = (target: string, system: string, prompt: string): ReadonlyArray<PromptMessage> => {
-    if (efforts.has(target) && !expanded.includes(target)) {
-      expanded = [...expanded, target]
-      lastReferenced = { ...lastReferenced, [target]: turn + 1 }
+  const messages = (effort: string, system: string, prompt: string): ReadonlyArray<PromptMessage> => {
+    if (efforts.has(effort) && !expanded.includes(effort)) {
+      expanded = [...expanded, effort]
+      lastReferenced = { ...lastReferenced, [effort]: turn + 1 }
     }
     const evicted = Decay.evicted(state(), turn + 1, config)
     const summaries = [...efforts]
-      .filter(([id, effort]) => !expanded.includes(id) && !evicted.has(id) && effort.summary !== null)
-      .map(([id, effort]) => `- ${id}: ${effort.summary}`)
+      .filter(([id, entry]) => !expanded.includes(id) && !evicted.has(id) && entry.summary !== null)
+      .map(([id, entry]) => `- ${id}: ${entry.summary}`)
     const out: Array<PromptMessage> = [
       {
         role: "system",
         content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}`
       }
     ]
-    const others = expanded.filter((id) => id !== target).sort()
-    for (const id of [...others, ...(efforts.has(target) ? [target] : [])]) {
+    const others = expanded.filter((id) => id !== effort).sort()
+    for (const id of [...others, ...(efforts.has(effort) ? [effort] : [])]) {
       for (const exchange of efforts.get(id)!.log) {
         out.push(
           { role: "user", content: `[${id}] ${exchange.incoming}` },
@@ -194,22 +211,23 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
     return out
   }
 
-  const record = (target: string, exchange: Exchange): ReadonlyArray<string> => {
-    const effort = efforts.get(target) ?? { summary: null, log: [] }
-    effort.log.push(exchange)
-    if (effort.log.length > keep) effort.log.splice(0, effort.log.length - keep)
-    effort.summary = extractiveSummary(logMessages(effort.log), 200) || null
-    if (!efforts.has(target)) {
-      efforts.set(target, effort)
-      expanded = [...expanded, target]
+  const record = (effort: string, exchange: Exchange): ReadonlyArray<string> => {
+    const entry = efforts.get(effort) ?? { summary: null, log: [] }
+    entry.log.push(exchange)
+    if (entry.log.length > keep) entry.log.splice(0, entry.log.length - keep)
+    entry.summary = extractiveSummary(logMessages(entry.log), 200) || null
+    if (!efforts.has(effort)) {
+      efforts.set(effort, entry)
+      expanded = [...expanded, effort]
     }
     turn += 1
-    lastReferenced = { ...lastReferenced, [target]: turn }
-    const topic = exchange.topic ?? exchange.incoming
-    const result = Decay.check(state(), turn, `${target} ${topic}`, exchange.reply, config, cache)
+    lastReferenced = { ...lastReferenced, [effort]: turn }
+    // The turn refers to its own conversation by taking place there; what it says decides which others it
+    // refers to (a thread's turn does not keep its channel's log alive by naming the channel).
+    const result = Decay.check(state(), turn, exchange.topic ?? exchange.incoming, exchange.reply, config, cache)
     expanded = [...result.state.expanded]
     lastReferenced = { ...result.state.last_referenced_turn }
-    summaryReferenced = { ...result.state.summary_last_referenced_turn }
+    summaryReferenced = { ...result.state.summary_last_referenced_turn, [effort]: turn }
     save()
     return result.decayed
   }

@@ -1,9 +1,21 @@
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { NgircdServer } from "@heed/irc"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Control from "../src/Control.ts"
-import { fastAttention, NICK, nextTurn, person, skipIrc, startAgent, waitForAgentIn, waitForState } from "./harness.ts"
+import {
+  fastAttention,
+  NICK,
+  nextTurn,
+  person,
+  skipIrc,
+  startAgent,
+  stateDir,
+  waitForAgentIn,
+  waitForState
+} from "./harness.ts"
 
 const reply = (text: string) => ({ type: "command", command: ["printf", text], context: "prompt" })
 
@@ -75,27 +87,33 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
     }).pipe(Effect.scoped)
   )
 
-  it.live("a paused agent still goes HOT on a mention but sends no prompt until resumed", () =>
-    Effect.gen(function* () {
-      const server = yield* NgircdServer.start
-      const alice = yield* person(server, "alice", ["#dev"])
-      const { agent, turns } = yield* startAgent(server, {
-        channels: ["#dev"],
-        attention: fastAttention(),
-        runner: reply("answer")
-      })
-      yield* waitForAgentIn(alice, ["#dev"])
-      const paused = yield* Control.request(agent.socket, { op: "pause" })
-      assert.strictEqual((paused as { paused: boolean }).paused, true)
-      yield* alice.say("#dev", "@bot while you sleep")
-      yield* waitForState(agent, "#dev", (s) => s.band === "HOT", "HOT while paused")
-      yield* Control.request(agent.socket, { op: "resume" })
-      yield* alice.say("#dev", "@bot now awake?")
-      const turn = yield* nextTurn(turns, () => true, "the first turn")
-      assert.include(turn.prompt, "now awake?")
-      yield* alice.waitForMessages((m) => m.from === NICK, 1, "one reply")
-      assert.strictEqual(alice.received.filter((m) => m.from === NICK).length, 1)
-    }).pipe(Effect.scoped)
+  it.live(
+    "a paused agent still goes HOT on a mention, sends no prompt, and the first poll after resume carries it",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* NgircdServer.start
+        const alice = yield* person(server, "alice", ["#dev"])
+        const { agent, turns } = yield* startAgent(server, {
+          channels: ["#dev"],
+          attention: fastAttention(),
+          runner: reply("answer")
+        })
+        yield* waitForAgentIn(alice, ["#dev"])
+        const paused = yield* Control.request(agent.socket, { op: "pause" })
+        assert.strictEqual((paused as { paused: boolean }).paused, true)
+        yield* alice.say("#dev", "@bot while you sleep")
+        yield* waitForState(agent, "#dev", (s) => s.band === "HOT", "HOT while paused")
+        yield* Control.request(agent.socket, { op: "resume" })
+        // No direct prompt went out while paused; the mention waited unread for the next poll.
+        const turn = yield* nextTurn(turns, () => true, "the first turn")
+        assert.strictEqual(turn.kind, "poll")
+        assert.include(turn.prompt, "[IRC Channel Poll: #dev] Recent unread messages:\n  <alice> @bot while you sleep")
+        yield* alice.waitForMessages((m) => m.from === NICK, 1, "one reply")
+        assert.deepStrictEqual(
+          alice.received.filter((m) => m.from === NICK).map((m) => m.text),
+          ["answer"]
+        )
+      }).pipe(Effect.scoped)
   )
 
   it.live("attention --band COOL --ttl holds the band through the TTL, then decays normally", () =>
@@ -134,13 +152,14 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
     }).pipe(Effect.scoped)
   )
 
-  it.live("a failing runner for one channel does not stop the polls and replies of the others", () =>
+  it.live("a failing runner for one channel does not stop the others, and its messages wait for a later poll", () =>
     Effect.gen(function* () {
       const server = yield* NgircdServer.start
       const alice = yield* person(server, "alice", ["#bad", "#good"])
       const { turns } = yield* startAgent(server, {
         channels: ["#bad", "#good"],
         attention: fastAttention(),
+        retry: { attempts: 1 },
         runner: {
           type: "command",
           command: 'if [ "$HEED_AGENT_TARGET" = "#bad" ]; then echo "model crashed" >&2; exit 3; fi; echo "fine here"',
@@ -152,13 +171,85 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
       yield* alice.say("#good", "anything new?")
       const failed = yield* nextTurn(turns, (t) => t.target === "#bad", "the #bad poll")
       assert.strictEqual(failed.kind, "poll")
-      assert.deepStrictEqual(failed.outcome, { _tag: "Failed", error: "sh exited with 3: model crashed" })
+      assert.deepStrictEqual(
+        [failed.outcome, failed.attempts],
+        [{ _tag: "Failed", error: "sh exited with 3: model crashed" }, 1]
+      )
       yield* alice.waitForMessages((m) => m.from === NICK && m.target === "#good", 1, "#good reply")
-      yield* alice.say("#bad", "still broken?")
+      // The failed poll lost nothing: the next #bad poll carries the same message again.
+      const again = yield* nextTurn(turns, (t) => t.target === "#bad", "the next #bad poll")
+      assert.include(again.prompt, "[IRC Channel Poll: #bad] Recent unread messages:\n  <alice> anything new?")
       yield* alice.say("#good", "and again")
-      yield* nextTurn(turns, (t) => t.target === "#bad", "the second #bad poll")
       yield* alice.waitForMessages((m) => m.from === NICK && m.target === "#good", 2, "second #good reply")
       assert.isFalse(alice.received.some((m) => m.from === NICK && m.target === "#bad"))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a runner that fails once is retried after the backoff, and its reply settles the messages", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.start
+      const alice = yield* person(server, "alice", ["#dev"])
+      const marker = join(stateDir(), "failed-once")
+      const { turns } = yield* startAgent(server, {
+        channels: ["#dev"],
+        attention: fastAttention(),
+        retry: { attempts: 3, backoff_s: 0.05 },
+        runner: {
+          type: "command",
+          command: `if [ -e ${marker} ]; then echo recovered; else touch ${marker}; echo "overloaded" >&2; exit 1; fi`,
+          context: "prompt"
+        }
+      })
+      yield* waitForAgentIn(alice, ["#dev"])
+      yield* alice.say("#dev", "deploy finished")
+      const turn = yield* nextTurn(turns, () => true, "the poll")
+      assert.deepStrictEqual([turn.kind, turn.attempts, turn.outcome], ["poll", 2, { _tag: "Replied", lines: 1 }])
+      assert.include(turn.prompt, "<alice> deploy finished")
+      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
+      // Settled: the next poll carries only what came after.
+      yield* alice.say("#dev", "and the tests are green")
+      const next = yield* nextTurn(turns, () => true, "the next poll")
+      assert.include(next.prompt, "<alice> and the tests are green")
+      assert.notInclude(next.prompt, "deploy finished")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a mention whose runner fails every attempt is counted, kept, and answered by the next poll", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.start
+      const alice = yield* person(server, "alice", ["#dev"])
+      const count = join(stateDir(), "calls")
+      const failures = () =>
+        Effect.map(Metric.snapshot, (snapshot) =>
+          snapshot
+            .filter((entry) => entry.id === "heed.agent.runner_failures")
+            .reduce((sum, entry) => sum + Number((entry.state as { count?: number }).count ?? 0), 0)
+        )
+      const before = yield* failures()
+      const { turns } = yield* startAgent(server, {
+        channels: ["#dev"],
+        attention: fastAttention(),
+        retry: { attempts: 2, backoff_s: 0.05 },
+        runner: {
+          type: "command",
+          // The first two calls fail; from the third on it answers.
+          command: `n=$(( $(cat ${count} 2>/dev/null || echo 0) + 1 )); echo $n > ${count}; [ $n -gt 2 ] || { echo "busy $n" >&2; exit 1; }; echo "got it"`,
+          context: "prompt"
+        }
+      })
+      yield* waitForAgentIn(alice, ["#dev"])
+      yield* alice.say("#dev", "@bot rotate the keys")
+      const failed = yield* nextTurn(turns, () => true, "the mention")
+      assert.deepStrictEqual(
+        [failed.kind, failed.attempts, failed.outcome],
+        ["mention", 2, { _tag: "Failed", error: "sh exited with 1: busy 2" }]
+      )
+      assert.strictEqual((yield* failures()) - before, 1)
+      const retried = yield* nextTurn(turns, () => true, "the poll after the failure")
+      assert.deepStrictEqual([retried.kind, retried.outcome], ["poll", { _tag: "Replied", lines: 1 }])
+      assert.include(retried.prompt, "<alice> @bot rotate the keys")
+      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the answer")
+      assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "got it")
     }).pipe(Effect.scoped)
   )
 })
