@@ -252,4 +252,41 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
       assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "got it")
     }).pipe(Effect.scoped)
   )
+
+  it.live("a poll gives each thread of a channel its own prompt, and each reply goes where its messages were", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.start
+      const alice = yield* person(server, "alice", ["#dev"])
+      const { turns } = yield* startAgent(server, {
+        channels: ["#dev"],
+        attention: fastAttention(),
+        runner: reply("seen")
+      })
+      yield* waitForAgentIn(alice, ["#dev"])
+      yield* alice.say("#dev", "[thread:deploy] rollout at 3pm")
+      yield* alice.say("#dev", "coffee anyone?")
+      const first = yield* nextTurn(turns, () => true, "a poll")
+      const second = yield* nextTurn(turns, (t) => t.thread !== first.thread, "the other poll")
+      const [thread, main] = first.thread === "deploy" ? [first, second] : [second, first]
+      assert.deepStrictEqual(
+        [thread.kind, thread.thread, main.kind, main.thread],
+        ["poll", "deploy", "poll", undefined]
+      )
+      assert.strictEqual(
+        thread.prompt,
+        "[IRC Channel Poll: #dev thread:deploy] Recent unread messages:\n  <alice> rollout at 3pm\n" +
+          "Respond naturally if any messages need your attention."
+      )
+      assert.include(main.prompt, "[IRC Channel Poll: #dev] Recent unread messages:\n  <alice> coffee anyone?\n")
+      assert.notInclude(main.prompt, "rollout")
+      yield* alice.waitForMessages((m) => m.from === NICK, 2, "both replies")
+      assert.deepStrictEqual(
+        alice.received
+          .filter((m) => m.from === NICK)
+          .map((m) => m.text)
+          .sort(),
+        ["[thread:deploy] seen", "seen"]
+      )
+    }).pipe(Effect.scoped)
+  )
 })

@@ -138,4 +138,52 @@ describe.skipIf(skipIrc)("the openai runner against a fake chat-completions serv
       assert.isBelow(bravo2.prompt_tokens, bravo1.prompt_tokens - 150)
     }).pipe(Effect.scoped)
   )
+
+  it.live(
+    "each thread is its own effort: its log rides along while it is referenced, collapses after N turns elsewhere, and expands when the thread comes back",
+    () =>
+      Effect.gen(function* () {
+        const model = yield* fakeModel(() => text("noted"))
+        const server = yield* NgircdServer.start
+        const alice = yield* person(server, "alice", ["#dev"])
+        const { turns } = yield* startAgent(server, {
+          channels: ["#dev"],
+          attention: fastAttention(),
+          runner: openai(model.url),
+          context: { decay_threshold: 2 }
+        })
+        yield* waitForAgentIn(alice, ["#dev"])
+        const long = (round: number) =>
+          Array.from({ length: 8 }, (_, i) => `kubernetes rollout ${round}-${i} failed on node${i}`).join("; ")
+        const ask = (message: string, thread?: string) =>
+          Effect.gen(function* () {
+            yield* alice.say("#dev", `${thread === undefined ? "" : `[thread:${thread}] `}@bot ${message}`)
+            return yield* nextTurn(turns, (t) => t.kind === "mention" && t.thread === thread, `turn on ${message}`)
+          })
+        const request = (index: number) => JSON.stringify(model.requests[index]!.messages)
+        const deploy1 = yield* ask(long(1), "deploy")
+        assert.include(deploy1.prompt, "[IRC @mention in #dev thread:deploy] <alice> @bot kubernetes rollout 1-0")
+        yield* ask(long(2), "deploy")
+        assert.include(request(1), "[#dev thread:deploy] <alice> @bot kubernetes rollout 1-0 failed")
+        // The channel's own conversation is another effort; the thread's log rides along until it decays.
+        const lunch = yield* ask("lunch at noon?")
+        const lunch2 = yield* ask("lunch at one?")
+        const dessert = yield* ask("dessert after?")
+        assert.deepStrictEqual([lunch.collapsed, lunch2.collapsed, dessert.collapsed], [[], ["#dev thread:deploy"], []])
+        assert.include(request(2), "rollout 2-7 failed")
+        assert.notInclude(request(4), "rollout 2-7 failed")
+        assert.include(request(4), "- #dev thread:deploy: ")
+        // The collapse shrinks the prompt although the channel's own log grew by one exchange.
+        assert.isBelow(dessert.prompt_tokens, lunch2.prompt_tokens - 100)
+        // Back in the thread: its log expands again, and the reply goes into the thread.
+        const back = yield* ask("is the rollout fixed now?", "deploy")
+        assert.include(request(5), "[#dev thread:deploy] <alice> @bot kubernetes rollout 2-0 failed")
+        assert.isAbove(back.prompt_tokens, dessert.prompt_tokens + 150)
+        yield* alice.waitForMessages((m) => m.from === NICK, 6, "six replies")
+        assert.deepStrictEqual(
+          alice.received.filter((m) => m.from === NICK).map((m) => m.text),
+          ["[thread:deploy] noted", "[thread:deploy] noted", "noted", "noted", "noted", "[thread:deploy] noted"]
+        )
+      }).pipe(Effect.scoped)
+  )
 })
