@@ -173,6 +173,43 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("targets take turns in the send queue: a long reply to one channel does not hold up a line to another", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.start
+      const channels = ["#dev", "#quiet"]
+      const alice = yield* rawClient(server.port, "alice", channels)
+      const transport = yield* IrcTransport.make({
+        host: server.host,
+        port: server.port,
+        nick: NICK,
+        channels,
+        send_rate: 20,
+        send_burst: 1
+      })
+      const events = yield* eventQueue(yield* transport.subscribe)
+      for (const channel of channels)
+        yield* waitFor(
+          events,
+          is("Joined", (e) => e.channel === channel),
+          channel
+        )
+      const long = Array.from({ length: 10 }, (_, i) => `part ${i + 1} of the long answer`)
+      yield* transport.send("#dev", long.join("\n"))
+      yield* transport.send("#quiet", "short answer")
+      yield* alice.waitForMessages((m) => m.from === NICK, 11, "every line")
+      const sent = alice.received.filter((m) => m.from === NICK)
+      // At most the line on the wire and the one whose turn came first go before it, never the whole answer.
+      assert.isAtMost(
+        sent.findIndex((m) => m.target === "#quiet"),
+        2
+      )
+      assert.deepStrictEqual(
+        sent.filter((m) => m.target === "#dev").map((m) => m.text),
+        long
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live(
     "reconnects with doubling backoff after a crash, rejoins, and sends lines queued while down exactly once",
     () =>

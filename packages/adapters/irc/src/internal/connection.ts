@@ -1,6 +1,6 @@
 // The live IRC connection under IrcTransport: one irc-framework client per connection attempt, heed's own
-// reconnect (backoff doubling to a cap, no retry ceiling), a paced send queue (token bucket) and the mention
-// rules. Plain callbacks and timers: IrcTransport turns them into Effect streams.
+// reconnect (backoff doubling to a cap, no retry ceiling), a paced send queue (token bucket, targets served in
+// turn) and the mention rules. Plain callbacks and timers: IrcTransport turns them into Effect streams.
 import type { IrcEvent } from "../IrcEvent.ts"
 import * as Mention from "../MentionRules.ts"
 import { type Client, makeClient } from "./ircFramework.ts"
@@ -39,7 +39,10 @@ export class Connection {
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private pumpTimer: ReturnType<typeof setTimeout> | undefined
   private readonly priority: Array<QueuedLine> = [] // JOIN/PART, sent before messages
-  private readonly queue: Array<QueuedLine> = []
+  // Messages per IRC target, in order; targets take turns (a Map iterates in insertion order, and a target that
+  // sent a line goes to the back), so a long reply to one channel never holds up a short one to another.
+  private readonly queues = new Map<string, Array<QueuedLine>>()
+  private queued = 0
   private tokens: number
   private refilledAt = performance.now()
   private drainWaiters: Array<() => void> = []
@@ -59,7 +62,7 @@ export class Connection {
   }
 
   get pending(): number {
-    return this.priority.length + this.queue.length
+    return this.priority.length + this.queued
   }
 
   start(): void {
@@ -160,10 +163,33 @@ export class Connection {
     this.retryTimer = setTimeout(() => this.connect(), delay)
   }
 
-  /** Queues PRIVMSG lines (already split); they go out in order as the token bucket allows. */
+  /**
+   * Queues PRIVMSG lines (already split) as the token bucket allows: each target's lines in order, targets in
+   * turn.
+   */
   enqueue(lines: ReadonlyArray<QueuedLine>): void {
-    this.queue.push(...lines)
+    for (const line of lines) {
+      const key = line.outgoing?.to.toLowerCase() ?? ""
+      const queue = this.queues.get(key)
+      if (queue === undefined) this.queues.set(key, [line])
+      else queue.push(line)
+    }
+    this.queued += lines.length
     this.pump()
+  }
+
+  // The next line to write: JOIN/PART first, then the first line of the target whose turn it is.
+  private next(): QueuedLine | undefined {
+    const urgent = this.priority.shift()
+    if (urgent !== undefined) return urgent
+    for (const [key, queue] of this.queues) {
+      const line = queue.shift()!
+      this.queues.delete(key)
+      if (queue.length > 0) this.queues.set(key, queue)
+      this.queued -= 1
+      return line
+    }
+    return undefined
   }
 
   join(channels: ReadonlyArray<string>): void {
@@ -216,7 +242,7 @@ export class Connection {
     )
     this.refilledAt = now
     while (this.tokens >= 1 && this.pending > 0 && this.client !== undefined) {
-      const next = (this.priority.length > 0 ? this.priority : this.queue).shift()!
+      const next = this.next()!
       this.client.raw(next.raw)
       this.tokens -= 1
       if (next.outgoing !== undefined) this.emit({ ...next.outgoing, at: Date.now() })
