@@ -1,12 +1,15 @@
 // ./heed bench agent: the agent on a real ngircd (loopback).
 // 1. Mention-to-reply latency with the `command` runner (`cat`), cold (first mention) and warm rows, and the
-//    runner alone (spawning `cat`), so the agent's own share is the difference.
+//    runner alone (spawning `cat`), so the agent's own share is the difference. Only mentions are said in the
+//    agent's channel: ambient lines there would be polled, `cat` would echo the whole poll prompt (up to 52
+//    lines) and the mention replies would queue behind it at the paced send rate (which is what once made this
+//    bench's p99 11-13 s). The server's own relay time is measured in a channel the agent is not in.
 // 2. 1,000 joined channels, 10 of them HOT and the rest IDLE: polls per minute and CPU (% of one core) over a window.
 // 3. Memory per joined channel: heap after joining 1,000 channels minus heap with 10, per channel.
 import { record } from "@heed/bench"
 import { IrcTestClient, NgircdServer } from "@heed/irc"
 import { TokenCounter } from "@heed/schema"
-import { Effect, Layer, Logger, Metric } from "effect"
+import { Effect, Layer, Logger, Metric, Stream } from "effect"
 import * as Agent from "../src/Agent.ts"
 import * as Awareness from "../src/Awareness.ts"
 import { runAgent } from "../src/Cli.ts"
@@ -76,12 +79,25 @@ const waitJoined = (client: IrcTestClient.RawClient, channel: string) =>
 const latency = Effect.gen(function* () {
   const server = yield* NgircdServer.start
   const senders = yield* Effect.forEach([0, 1, 2, 3], (i) =>
-    IrcTestClient.rawClient(server.port, `sender${i}`, ["#bench"])
+    IrcTestClient.rawClient(server.port, `sender${i}`, ["#bench", "#relay"])
   )
   const runnerMs: Array<number> = []
-  yield* timedAgent(server, `/tmp/heed-bench-agent-${process.pid}-a`, runnerMs)
+  const agent = yield* timedAgent(server, `/tmp/heed-bench-agent-${process.pid}-a`, runnerMs)
   yield* waitJoined(senders[0]!, "#bench")
+  // When the agent received each mention and wrote its reply (the transport's own timestamps, in ms).
+  const receivedAt = new Map<string, number>()
+  const repliedAt = new Map<string, number>()
+  yield* (yield* agent.transport.subscribe).pipe(
+    Stream.runForEach((event) =>
+      Effect.sync(() => {
+        if (event._tag === "Mention") receivedAt.set(event.text.split(" ").at(-1)!, event.at)
+        if (event._tag === "Outgoing") repliedAt.set(event.line.split(" ").at(-1)!, event.at)
+      })
+    ),
+    Effect.forkScoped
+  )
   const runnerInside: Array<number> = []
+  const insideAgent: Array<number> = []
   const once = (i: number) =>
     Effect.gen(function* () {
       const sender = senders[i % senders.length]!
@@ -91,17 +107,20 @@ const latency = Effect.gen(function* () {
       yield* sender.waitForMessages((m) => m.from === NICK && m.text.endsWith(id), 1, id)
       const ms = performance.now() - start
       runnerInside.push(runnerMs.at(-1) ?? Number.NaN)
+      while (!repliedAt.has(id) || !receivedAt.has(id)) yield* Effect.yieldNow
+      insideAgent.push(repliedAt.get(id)! - receivedAt.get(id)! - runnerInside.at(-1)!)
       // ngircd throttles senders beyond about 3 lines a second: pace at 2 a second so it never queues us.
       yield* sleep(Math.max(0, 500 - ms))
       return ms
     })
-  // The server's share: one relay from a person to another person (a mention and its reply take two).
+  // The server's share: one relay from a person to another person (a mention and its reply take two), in a
+  // channel the agent is not in.
   const relay = yield* Effect.forEach(
     Array.from({ length: SAMPLES }, (_, i) => i),
     (i) =>
       Effect.gen(function* () {
         const start = performance.now()
-        yield* senders[0]!.say("#bench", `relay-${i}`)
+        yield* senders[0]!.say("#relay", `relay-${i}`)
         yield* senders[1]!.waitForMessages((m) => m.text === `relay-${i}`, 1, `relay-${i}`)
         const ms = performance.now() - start
         yield* sleep(Math.max(0, 500 - ms))
@@ -137,8 +156,12 @@ const latency = Effect.gen(function* () {
       name: "beyond the runner (each mention's total minus its runner time)",
       figures: { ...stats(beyond), target_p50_ms: 20 }
     },
+    {
+      name: "inside the agent: mention received to reply written, minus the runner (ms clock)",
+      figures: stats(insideAgent.slice(1))
+    },
     { name: "runner alone: spawn `cat` with the prompt, nothing else running", figures: runnerStats },
-    { name: "ngircd alone: one relay person to person", figures: relayStats }
+    { name: "ngircd alone: one relay person to person (in a channel the agent is not in)", figures: relayStats }
   ])
 }).pipe(Effect.scoped)
 
