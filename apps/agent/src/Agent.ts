@@ -204,6 +204,8 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     host: config.server.host,
     port: config.server.port,
     tls: config.server.tls,
+    tls_ca_file: config.server.tls_ca_file,
+    tls_insecure: config.server.tls_insecure,
     nick,
     password: config.server.password,
     channels,

@@ -1,9 +1,9 @@
 /**
  * The agent's configuration file (`agent.yaml`), read with `yaml` and decoded with Schema into one config type
- * for every runner: `server {host, port, tls, nick, password?}`, `channels`, culture's `attention` block (with
- * the legacy top-level `poll_interval` honoured when the block is absent), `runner` (`command` or `openai`),
- * `awareness? {url, token?}`, `state_dir`, plus heed's `send` pacing, `context` decay settings and the runner's
- * `retry` policy.
+ * for every runner: `server {host, port, tls, tls_ca_file?, tls_insecure?, nick, password?}`, `channels`,
+ * culture's `attention` block (with the legacy top-level `poll_interval` honoured when the block is absent),
+ * `runner` (`command` or `openai`), `awareness? {url, token?}`, `state_dir`, plus heed's `send` pacing, `context`
+ * decay settings and the runner's `retry` policy.
  *
  * @since 0.1.0
  */
@@ -73,6 +73,8 @@ export const AgentFile = Schema.Struct({
     host: Schema.NonEmptyString,
     port: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))),
     tls: Schema.optionalKey(Schema.Boolean),
+    tls_ca_file: Schema.optionalKey(Schema.NonEmptyString),
+    tls_insecure: Schema.optionalKey(Schema.Boolean),
     nick: Schema.NonEmptyString,
     password: Schema.optionalKey(Schema.String)
   }),
@@ -117,7 +119,8 @@ export type RunnerConfig = AgentFile["runner"]
 
 /**
  * The effective configuration: the file with its attention block resolved (`AttentionConfig.decode`, legacy
- * `poll_interval` migration included) and `state_dir` made absolute (relative to the file).
+ * `poll_interval` migration included) and `state_dir` and `server.tls_ca_file` made absolute (relative to the
+ * file).
  *
  * @category models
  * @since 0.1.0
@@ -142,7 +145,13 @@ export const decode = Effect.fnUntraced(function* (raw: unknown, base: string, s
   const attention = yield* Attention.decode(file.attention, { legacyPollInterval: file.poll_interval }).pipe(
     Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` }))
   )
-  return { ...file, attention, state_dir: resolve(base, file.state_dir ?? ".heed-agent") } satisfies AgentConfig
+  const ca = file.server.tls_ca_file
+  return {
+    ...file,
+    server: ca === undefined ? file.server : { ...file.server, tls_ca_file: resolve(base, ca) },
+    attention,
+    state_dir: resolve(base, file.state_dir ?? ".heed-agent")
+  } satisfies AgentConfig
 })
 
 /**

@@ -33,6 +33,23 @@ describe("agent.yaml", () => {
     })
   )
 
+  it.effect("server.tls_ca_file is taken relative to the config file, and the retry policy is read", () =>
+    Effect.gen(function* () {
+      const config = yield* Config.decode(
+        {
+          ...base,
+          server: { ...base.server, tls: true, tls_ca_file: "certs/ca.pem" },
+          retry: { attempts: 5, backoff_s: 0.5 }
+        },
+        "/srv/agent"
+      )
+      assert.strictEqual(config.server.tls_ca_file, "/srv/agent/certs/ca.pem")
+      assert.deepStrictEqual(config.retry, { attempts: 5, backoff_s: 0.5 })
+      const zero = yield* Effect.flip(Config.decode({ ...base, retry: { attempts: 0 } }, "/"))
+      assert.include(zero.message, "attempts")
+    })
+  )
+
   it.effect("bad input names the field", () =>
     Effect.gen(function* () {
       const port = yield* Effect.flip(

@@ -11,6 +11,7 @@ import {
   nextTurn,
   person,
   skipIrc,
+  skipTls,
   startAgent,
   stateDir,
   waitForAgentIn,
@@ -287,6 +288,26 @@ describe.skipIf(skipIrc)("heed-agent daemon against ngircd (sub-second bands)", 
           .sort(),
         ["[thread:deploy] seen", "seen"]
       )
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe.skipIf(skipTls)("heed-agent daemon against ngircd over TLS", () => {
+  it.live("over TLS (server.tls with the server's CA in tls_ca_file) a mention is answered as over plain text", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.startWith({ tls: true })
+      const alice = yield* person(server, "alice", ["#dev"])
+      const { agent } = yield* startAgent(server, {
+        server: { host: server.host, port: server.tls!.port, tls: true, tls_ca_file: server.tls!.caFile, nick: NICK },
+        channels: ["#dev"],
+        attention: fastAttention(),
+        runner: reply("secure hello")
+      })
+      yield* waitForAgentIn(alice, ["#dev"])
+      yield* alice.say("#dev", "@bot are you there?")
+      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
+      assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "secure hello")
+      assert.strictEqual(yield* agent.transport.status, "connected")
     }).pipe(Effect.scoped)
   )
 })

@@ -22,6 +22,16 @@ if (reason !== undefined) {
 /** Whether tests needing ngircd skip (reason printed above); under CI=true they run and fail instead. */
 export const skipIrc = reason !== undefined && !ci
 
+const tlsReason = reason === undefined ? NgircdServer.tlsUnavailableReason() : reason
+if (reason === undefined && tlsReason !== undefined) {
+  console.warn(
+    ci ? `TLS test server missing under CI=true: ${tlsReason}` : `skipping the agent's TLS test: ${tlsReason}`
+  )
+}
+
+/** Whether tests needing ngircd with TLS (and openssl) skip; under CI=true they run and fail instead. */
+export const skipTls = tlsReason !== undefined && !ci
+
 export const NICK = "spark-bot"
 
 /** Sub-second bands: tick 0.05 s, HOT polled every 0.1 s; holds given per test. */

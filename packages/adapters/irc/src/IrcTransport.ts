@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -28,7 +29,12 @@ export interface IrcTransportConfig {
   readonly host: string
   /** Default 6667 (6697 with `tls`). */
   readonly port?: number | undefined
+  /** Connect over TLS; the server's certificate is checked against the system's trusted roots and the host name. */
   readonly tls?: boolean | undefined
+  /** A PEM file of CA certificates to trust as well (a server with a private or self-signed certificate). */
+  readonly tls_ca_file?: string | undefined
+  /** Do not check the server's certificate at all (default false; for tests, never for a real server). */
+  readonly tls_insecure?: boolean | undefined
   readonly nick: string
   /** Server password (`PASS`), if the server needs one. */
   readonly password?: string | undefined
@@ -159,15 +165,35 @@ const resolveTarget = (target: string) =>
       ? checkChannel(target)
       : checkNick("target", target)
 
+// The CA file's certificates, read once at start.
+const readCa = (path: string) =>
+  Effect.try({
+    try: () => readFileSync(path, "utf8"),
+    catch: (error) =>
+      new IrcConfigError({ field: "tls_ca_file", message: `cannot read ${path}: ${(error as Error).message}` })
+  }).pipe(
+    Effect.filterOrFail(
+      (pem) => pem.includes("-----BEGIN CERTIFICATE-----"),
+      () => new IrcConfigError({ field: "tls_ca_file", message: `${path} holds no PEM certificate` })
+    )
+  )
+
+const tlsOnly = (field: string) =>
+  new IrcConfigError({ field, message: `${field} applies to TLS connections only: set tls: true as well` })
+
 const options = Effect.fnUntraced(function* (config: IrcTransportConfig) {
   const nick = yield* checkNick("nick", config.nick)
   const channels = yield* Effect.forEach([...(config.channels ?? [])], checkChannel)
   const tls = config.tls === true
+  if (!tls && config.tls_ca_file !== undefined) return yield* tlsOnly("tls_ca_file")
+  if (!tls && config.tls_insecure === true) return yield* tlsOnly("tls_insecure")
   const port = yield* positive("port", config.port, tls ? 6697 : 6667)
   return {
     host: config.host,
     port,
     tls,
+    tlsCa: config.tls_ca_file === undefined ? undefined : yield* readCa(config.tls_ca_file),
+    tlsInsecure: config.tls_insecure === true,
     nick,
     password: config.password,
     username: config.username ?? nick.slice(0, 10),

@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import { AttentionWiring } from "../src/AttentionWiring.ts"
 import { IrcTransport } from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
-import { eventQueue, is, rawClient, skipIrc, waitFor } from "./helpers.ts"
+import { eventQueue, is, rawClient, skipIrc, skipTls, waitFor } from "./helpers.ts"
 
 const NICK = "thor-claude"
 
@@ -283,6 +283,72 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       yield* transport.send("#load-199", "hello from the far end")
       yield* bob.waitForMessages((m) => m.from === NICK, 1, "message after 200 joins")
     }).pipe(Effect.scoped)
+  )
+})
+
+describe.skipIf(skipTls)("IrcTransport over TLS against ngircd", () => {
+  it.live("connects over TLS trusting the server's CA file, and talks with a plain-text user in the channel", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.startWith({ tls: true })
+      const tls = server.tls!
+      const alice = yield* rawClient(server.port, "alice", ["#dev"])
+      const transport = yield* IrcTransport.make({
+        host: server.host,
+        port: tls.port,
+        tls: true,
+        tls_ca_file: tls.caFile,
+        nick: NICK,
+        channels: ["#dev"]
+      })
+      const events = yield* eventQueue(yield* transport.subscribe)
+      yield* waitFor(events, is("Joined"), "join over TLS")
+      yield* alice.say("#dev", "@thor-claude is this encrypted?")
+      const mention = yield* waitFor(events, is("Mention"), "mention over TLS")
+      assert.strictEqual(mention.text, "@thor-claude is this encrypted?")
+      yield* transport.send("#dev", "end to server, yes")
+      yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply over TLS")
+      assert.strictEqual(alice.received.find((m) => m.from === NICK)?.text, "end to server, yes")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a certificate it cannot verify and keeps retrying; tls_insecure skips the check", () =>
+    Effect.gen(function* () {
+      const server = yield* NgircdServer.startWith({ tls: true })
+      const tls = { host: server.host, port: server.tls!.port, tls: true }
+      const strict = yield* IrcTransport.make({ ...tls, nick: "strict-bot", reconnect_initial_s: 30 })
+      const strictEvents = yield* eventQueue(yield* strict.subscribe)
+      const refused = yield* waitFor(strictEvents, is("Disconnected"), "the refused handshake")
+      assert.include(refused.reason, "self-signed certificate")
+      assert.strictEqual(refused.retryInMs, 30_000)
+      assert.strictEqual(yield* strict.status, "disconnected")
+      const insecure = yield* IrcTransport.make({ ...tls, nick: "lax-bot", tls_insecure: true })
+      const insecureEvents = yield* eventQueue(yield* insecure.subscribe)
+      const connected = yield* waitFor(insecureEvents, is("Connected"), "the unchecked connection")
+      assert.strictEqual(connected.nick, "lax-bot")
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("IrcTransport settings", () => {
+  it.effect(
+    "TLS settings without tls: true, and a CA file that is missing or holds no certificate, name the field",
+    () =>
+      Effect.gen(function* () {
+        const base = { host: "127.0.0.1", nick: NICK }
+        const make = (config: Parameters<typeof IrcTransport.make>[0]) =>
+          Effect.flip(Effect.scoped(IrcTransport.make(config)))
+        const notTls = yield* make({ ...base, tls_ca_file: "ca.pem" })
+        assert.deepStrictEqual(
+          [notTls.field, notTls.message],
+          ["tls_ca_file", "tls_ca_file applies to TLS connections only: set tls: true as well"]
+        )
+        assert.strictEqual((yield* make({ ...base, tls_insecure: true })).field, "tls_insecure")
+        const missing = yield* make({ ...base, tls: true, tls_ca_file: "/no/such/ca.pem" })
+        assert.strictEqual(missing.field, "tls_ca_file")
+        assert.include(missing.message, "cannot read /no/such/ca.pem")
+        const notPem = yield* make({ ...base, tls: true, tls_ca_file: import.meta.filename })
+        assert.strictEqual(notPem.message, `${import.meta.filename} holds no PEM certificate`)
+      })
   )
 })
 

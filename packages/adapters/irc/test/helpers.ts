@@ -17,6 +17,14 @@ if (reason !== undefined) {
 /** Whether tests that need ngircd skip (with the reason printed above); under CI=true they run and fail instead. */
 export const skipIrc = reason !== undefined && !ci
 
+const tlsReason = reason === undefined ? NgircdServer.tlsUnavailableReason() : reason
+if (reason === undefined && tlsReason !== undefined) {
+  console.warn(ci ? `TLS test server missing under CI=true: ${tlsReason}` : `skipping the TLS tests: ${tlsReason}`)
+}
+
+/** Whether tests that need ngircd with TLS (and openssl) skip; under CI=true they run and fail instead. */
+export const skipTls = tlsReason !== undefined && !ci
+
 /** Waits for the first queued event matching `predicate`, dropping the others; fails after `seconds`. */
 export const waitFor = <A extends IrcEvent>(
   queue: Events,

@@ -4,11 +4,14 @@
 import type { IrcEvent } from "../IrcEvent.ts"
 import * as Mention from "../MentionRules.ts"
 import { type Client, makeClient } from "./ircFramework.ts"
+import { SocketTransport } from "./socketTransport.ts"
 
 export interface ConnectionOptions {
   readonly host: string
   readonly port: number
   readonly tls: boolean
+  readonly tlsCa: string | undefined
+  readonly tlsInsecure: boolean
   readonly nick: string
   readonly password: string | undefined
   readonly username: string
@@ -76,12 +79,7 @@ export class Connection {
     const client = makeClient()
     this.client = client
     const current = () => this.client === client
-    client.on("registered", (event) => {
-      if (!current()) return
-      // Small lines, sent as soon as they are due: no Nagle delay behind an unacknowledged previous line.
-      client.connection.transport?.socket?.setNoDelay?.(true)
-      this.onRegistered(event.nick)
-    })
+    client.on("registered", (event) => current() && this.onRegistered(event.nick))
     client.on("nick in use", () => current() && this.status === "connecting" && client.changeNick(`${this.nick}_`))
     client.on("privmsg", (event) => {
       if (!current() || event.from_server === true || event.nick === undefined) return
@@ -92,9 +90,12 @@ export class Connection {
     client.on("kick", (event) => current() && this.onLeave(event.kicked ?? "", event.channel, true))
     client.on("socket close", (error) => current() && this.onClose(error))
     client.connect({
+      transport: SocketTransport,
       host: this.options.host,
       port: this.options.port,
       tls: this.options.tls,
+      tls_ca: this.options.tlsCa,
+      tls_insecure: this.options.tlsInsecure,
       nick: this.options.nick,
       username: this.options.username,
       gecos: this.options.realname,

@@ -1,5 +1,6 @@
 // heed's own typings for the part of irc-framework (CommonJS, no bundled types) that the transport uses.
 import { createRequire } from "node:module"
+import type { SocketTransport, SocketTransportOptions } from "./socketTransport.ts"
 
 export interface PrivmsgEvent {
   readonly nick: string
@@ -15,17 +16,13 @@ export interface ChannelEvent {
   readonly message?: string
 }
 
-export interface ClientOptions {
-  readonly host: string
-  readonly port: number
-  readonly tls: boolean
+export interface ClientOptions extends SocketTransportOptions {
+  readonly transport: typeof SocketTransport
   readonly nick: string
   readonly username: string
   readonly gecos: string
   readonly password?: string | undefined
   readonly auto_reconnect: false
-  readonly ping_interval: number
-  readonly ping_timeout: number
   readonly enable_echomessage: false
 }
 
@@ -44,7 +41,6 @@ export interface Client {
   readonly user: { nick: string }
   readonly connection: {
     end(data?: string, hadError?: boolean): void
-    readonly transport?: { readonly socket?: { setNoDelay?(noDelay: boolean): unknown } }
   }
 }
 
