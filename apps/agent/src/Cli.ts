@@ -115,6 +115,9 @@ const attention = Command.make(
     socket: socketFlag
   },
   Effect.fnUntraced(function* (flags) {
+    if (Option.isNone(flags.band) && Option.isSome(flags.ttl)) {
+      return yield* fail("--ttl holds a band: give it with --band (e.g. --band COOL --ttl 600)")
+    }
     const path = yield* socketOf(flags)
     const result = yield* Option.match(flags.band, {
       onNone: () => Control.request(path, { op: "get_attention", target: flags.target }),

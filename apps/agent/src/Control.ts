@@ -50,6 +50,7 @@ export class ControlError extends Schema.TaggedError<ControlError>()("ControlErr
 
 const MAX_LINE = 64 * 1024
 const MAX_CLIENTS = 16
+const REQUEST_TIMEOUT_S = 10
 const decodeRequest = Schema.decodeUnknownEffect(Schema.fromJsonString(Request))
 
 /**
@@ -85,9 +86,20 @@ const answer = (control: AttentionControlShape, line: string): Effect.Effect<str
     })
   )
 
+// Whether something accepts connections on the socket file.
+const answers = (path: string) =>
+  Effect.callback<boolean>((resume) => {
+    const probe = createConnection(path)
+    probe.once("connect", () => {
+      probe.destroy()
+      resume(Effect.succeed(true))
+    })
+    probe.once("error", () => resume(Effect.succeed(false)))
+  })
+
 /**
  * Serves the control socket in the current scope (the socket file is removed when the scope closes). A stale socket
- * file from a crashed agent is replaced.
+ * file from a crashed agent is replaced; a live one (another agent with the same `state_dir`) is an error.
  *
  * @category constructors
  * @since 0.1.0
@@ -97,13 +109,27 @@ export const serve = (path: string, control: AttentionControlShape): Effect.Effe
     const context = yield* Effect.context<never>()
     const runPromise = (effect: Effect.Effect<string>) => Effect.runPromiseWith(context)(effect)
     mkdirSync(dirname(path), { recursive: true })
-    if (existsSync(path)) rmSync(path)
+    if (existsSync(path)) {
+      if (yield* answers(path)) {
+        return yield* new ControlError({
+          message: `another heed-agent is running with this state_dir (its socket ${path} answers); stop it or use another state_dir`
+        })
+      }
+      rmSync(path) // left behind by an agent that crashed
+    }
+    const sockets = new Set<Socket>()
     const server = createServer((socket) => {
-      if (server.connections > MAX_CLIENTS) return void socket.destroy()
+      socket.on("error", () => socket.destroy())
+      if (sockets.size >= MAX_CLIENTS) {
+        const busy = JSON.stringify({ ok: false, error: `busy: ${MAX_CLIENTS} clients are connected` })
+        socket.end(`${busy}\n`, () => socket.destroy())
+        return
+      }
+      sockets.add(socket)
+      socket.on("close", () => sockets.delete(socket))
       let buffer = ""
       let chain = Promise.resolve()
       socket.setEncoding("utf8")
-      socket.on("error", () => socket.destroy())
       socket.on("data", (chunk: string) => {
         buffer += chunk
         if (buffer.length > MAX_LINE)
@@ -131,11 +157,6 @@ export const serve = (path: string, control: AttentionControlShape): Effect.Effe
           for (const socket of sockets) socket.destroy()
         }).pipe(Effect.andThen(Effect.sync(() => rmSync(path, { force: true }))))
     )
-    const sockets = new Set<Socket>()
-    server.on("connection", (socket) => {
-      sockets.add(socket)
-      socket.on("close", () => sockets.delete(socket))
-    })
   })
 
 /**
@@ -149,6 +170,9 @@ export const request = (path: string, body: Request): Effect.Effect<unknown, Con
     const socket = createConnection(path)
     let buffer = ""
     socket.setEncoding("utf8")
+    socket.on("close", () =>
+      resume(Effect.fail(new ControlError({ message: `the agent at ${path} closed the connection without answering` })))
+    )
     socket.on("error", (error) =>
       resume(
         Effect.fail(
@@ -172,4 +196,10 @@ export const request = (path: string, body: Request): Effect.Effect<unknown, Con
     })
     socket.write(`${JSON.stringify(body)}\n`)
     return Effect.sync(() => socket.destroy())
-  })
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: `${REQUEST_TIMEOUT_S} seconds`,
+      orElse: () =>
+        Effect.fail(new ControlError({ message: `the agent at ${path} did not answer within ${REQUEST_TIMEOUT_S} s` }))
+    })
+  )

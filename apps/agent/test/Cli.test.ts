@@ -1,10 +1,13 @@
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createConnection, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { NgircdServer } from "@heed/irc"
 import * as Effect from "effect/Effect"
+import type { AttentionControlShape } from "../src/AttentionControl.ts"
+import * as Control from "../src/Control.ts"
 import { NICK, person, skipIrc, waitForAgentIn } from "./harness.ts"
 
 const bin = join(import.meta.dirname, "../bin/heed-agent")
@@ -107,6 +110,45 @@ describe("the heed-agent command line without a server", () => {
     assert.notStrictEqual(result.status, 0)
     assert.include(result.stderr, "port")
   })
+
+  it("attention --ttl without --band is refused with a hint instead of being ignored", () => {
+    const result = cli("attention", "#dev", "--ttl", "60", "--socket", join(tmpdir(), "no-such-agent.sock"))
+    assert.strictEqual(result.status, 1)
+    assert.include(result.stderr, "--ttl holds a band: give it with --band")
+  })
+
+  it.live("a second agent with the same state_dir is refused while the first one's socket answers", () =>
+    Effect.gen(function* () {
+      const path = join(mkdtempSync(join(tmpdir(), "heed-agent-cli-")), "agent.sock")
+      const control = { status: Effect.die("unused") } as unknown as AttentionControlShape
+      yield* Control.serve(path, control)
+      const second = yield* Effect.flip(Control.serve(path, control))
+      assert.include(second.message, "another heed-agent is running with this state_dir")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("the control socket serves at most 16 clients at once and tells the next one it is busy", () =>
+    Effect.gen(function* () {
+      const path = join(mkdtempSync(join(tmpdir(), "heed-agent-cli-")), "agent.sock")
+      const status = { agent: "bot", connection: "connected", paused: false, runner: "command", turns: 0, targets: [] }
+      yield* Control.serve(path, { status: Effect.succeed(status) } as unknown as AttentionControlShape)
+      const idle = yield* Effect.acquireRelease(
+        Effect.forEach(Array.from({ length: 16 }), () =>
+          Effect.callback<Socket>((resume) => {
+            const socket = createConnection(path, () => resume(Effect.succeed(socket)))
+          })
+        ),
+        (sockets) => Effect.sync(() => sockets.forEach((socket) => socket.destroy()))
+      )
+      const refused = yield* Effect.flip(Control.request(path, { op: "status" }))
+      assert.strictEqual(refused.message, "busy: 16 clients are connected")
+      // Once one client leaves, the next is served (retried until the server has seen it leave).
+      idle[0]!.destroy()
+      let answer = yield* Effect.exit(Control.request(path, { op: "status" }))
+      while (answer._tag === "Failure") answer = yield* Effect.exit(Control.request(path, { op: "status" }))
+      assert.deepStrictEqual(answer.value, status)
+    }).pipe(Effect.scoped)
+  )
 
   it("status without a running agent says so", () => {
     const result = cli("status", "--socket", join(tmpdir(), "no-such-agent.sock"))

@@ -106,16 +106,10 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
         waitForPresence: (predicate, what) => waitUntil(() => presence.some(predicate), what),
         say: (target, text) => Effect.sync(() => socket.write(`PRIVMSG ${target} :${text}\r\n`)),
         join: (channel) =>
-          Effect.callback<void>((done) => {
-            const check = () => {
-              if (joined.has(channel.toLowerCase())) {
-                waiters.delete(check)
-                done(Effect.void)
-              }
-            }
-            waiters.add(check)
-            socket.write(`JOIN ${channel}\r\n`)
-          }),
+          Effect.andThen(
+            Effect.sync(() => socket.write(`JOIN ${channel}\r\n`)),
+            waitUntil(() => joined.has(channel.toLowerCase()), `${nick} in ${channel}`)
+          ),
         waitForMessages: (predicate, count, what, timeoutS) =>
           waitUntil(() => received.filter(predicate).length >= count, what, timeoutS),
         quit: Effect.sync(() => socket.end("QUIT :bye\r\n"))
