@@ -39,7 +39,9 @@ const socketFlag = Flag.String("socket").pipe(
  * @category layers
  * @since 0.1.0
  */
-export const runnerLayer = (config: Config.AgentConfig): Layer.Layer<Runner.Runner, never, AttentionControl> =>
+export const runnerLayer = (
+  config: Config.AgentConfig
+): Layer.Layer<Runner.Runner, Config.ConfigError, AttentionControl> =>
   config.runner.type === "command"
     ? Runner.layerCommand(config.runner, { HEED_AGENT_SOCKET: Control.socketPath(config.state_dir) })
     : OpenAiRunner.layer(config.runner)

@@ -12,20 +12,26 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type AttentionControl, toolkit, toolkitLayer } from "./AttentionControl.ts"
 import * as ChatCompletions from "./ChatCompletions.ts"
-import type { OpenAiRunnerConfig } from "./Config.ts"
+import { ConfigError, type OpenAiRunnerConfig } from "./Config.ts"
 import { Runner, RunnerError } from "./Runner.ts"
 
 /**
- * The `openai` runner's layer; it needs the agent's {@link AttentionControl} for the tools.
+ * The `openai` runner's layer; it needs the agent's {@link AttentionControl} for the tools. Fails with a
+ * `ConfigError` when `api_key_env` names a variable that is not set.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layer = (config: typeof OpenAiRunnerConfig.Type): Layer.Layer<Runner, never, AttentionControl> =>
+export const layer = (config: typeof OpenAiRunnerConfig.Type): Layer.Layer<Runner, ConfigError, AttentionControl> =>
   Layer.effect(
     Runner,
     Effect.gen(function* () {
       const apiKey = config.api_key_env === undefined ? undefined : process.env[config.api_key_env]
+      if (config.api_key_env !== undefined && (apiKey === undefined || apiKey === "")) {
+        return yield* new ConfigError({
+          message: `runner.api_key_env: the environment variable ${config.api_key_env} is not set (it should hold the API key)`
+        })
+      }
       const model = yield* ChatCompletions.make({
         url: config.url,
         model: config.model,

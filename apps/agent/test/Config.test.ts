@@ -1,3 +1,4 @@
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Config from "../src/Config.ts"
@@ -47,6 +48,17 @@ describe("agent.yaml", () => {
       assert.deepStrictEqual(config.retry, { attempts: 5, backoff_s: 0.5 })
       const zero = yield* Effect.flip(Config.decode({ ...base, retry: { attempts: 0 } }, "/"))
       assert.include(zero.message, "attempts")
+    })
+  )
+
+  it.effect("the shipped agent.example.yaml loads", () =>
+    Effect.gen(function* () {
+      const config = yield* Config.load(join(import.meta.dirname, "../agent.example.yaml"))
+      assert.deepStrictEqual(
+        [config.server.nick, config.runner.type, config.attention.pinned],
+        ["spark-claude", "command", { "#ops": "HOT" }]
+      )
+      assert.strictEqual(config.state_dir, join(import.meta.dirname, "../.heed-agent"))
     })
   )
 

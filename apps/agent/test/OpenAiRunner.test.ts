@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { NgircdServer } from "@heed/irc"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AttentionControl } from "../src/AttentionControl.ts"
+import * as OpenAiRunner from "../src/OpenAiRunner.ts"
 import { fastAttention, NICK, nextTurn, person, skipIrc, startAgent, waitForAgentIn, waitForState } from "./harness.ts"
 
 interface ChatRequest {
@@ -185,5 +188,19 @@ describe.skipIf(skipIrc)("the openai runner against a fake chat-completions serv
           ["[thread:deploy] noted", "[thread:deploy] noted", "noted", "noted", "noted", "[thread:deploy] noted"]
         )
       }).pipe(Effect.scoped)
+  )
+})
+
+describe("the openai runner's settings", () => {
+  it.effect("an api_key_env naming an unset variable fails at start, naming the field and the variable", () =>
+    Effect.gen(function* () {
+      const config = { ...openai("http://127.0.0.1:9/v1"), type: "openai" as const, api_key_env: "HEED_TEST_UNSET_KEY" }
+      const control = Layer.succeed(AttentionControl, {} as AttentionControl["Service"])
+      const error = yield* Effect.flip(Layer.build(OpenAiRunner.layer(config).pipe(Layer.provide(control))))
+      assert.strictEqual(
+        error.message,
+        "runner.api_key_env: the environment variable HEED_TEST_UNSET_KEY is not set (it should hold the API key)"
+      )
+    }).pipe(Effect.scoped)
   )
 })
