@@ -9,8 +9,8 @@ import { eventQueue, is, rawClient, skipIrc, skipTls, waitFor } from "./helpers.
 
 const NICK = "thor-claude"
 
-// One server, our transport in #dev and #quiet, and alice (a raw socket) in both.
-const setup = (channels = ["#dev", "#quiet"]) =>
+// One server, our transport in #dev and #quiet, and alice (a raw socket) in both; the send queue barely paced.
+const setup = (channels = ["#dev", "#quiet"], pacing = { send_rate: 50, send_burst: 50 }) =>
   Effect.gen(function* () {
     const server = yield* NgircdServer.start
     const alice = yield* rawClient(server.port, "alice", channels)
@@ -19,8 +19,7 @@ const setup = (channels = ["#dev", "#quiet"]) =>
       port: server.port,
       nick: NICK,
       channels,
-      send_rate: 50,
-      send_burst: 50
+      ...pacing
     })
     const events = yield* eventQueue(yield* transport.subscribe)
     for (const channel of channels)
@@ -175,24 +174,8 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
 
   it.live("targets take turns in the send queue: a long reply to one channel does not hold up a line to another", () =>
     Effect.gen(function* () {
-      const server = yield* NgircdServer.start
-      const channels = ["#dev", "#quiet"]
-      const alice = yield* rawClient(server.port, "alice", channels)
-      const transport = yield* IrcTransport.make({
-        host: server.host,
-        port: server.port,
-        nick: NICK,
-        channels,
-        send_rate: 20,
-        send_burst: 1
-      })
-      const events = yield* eventQueue(yield* transport.subscribe)
-      for (const channel of channels)
-        yield* waitFor(
-          events,
-          is("Joined", (e) => e.channel === channel),
-          channel
-        )
+      // One line at once, then 20 a second: the queue is what decides the order.
+      const { alice, transport } = yield* setup(["#dev", "#quiet"], { send_rate: 20, send_burst: 1 })
       const long = Array.from({ length: 10 }, (_, i) => `part ${i + 1} of the long answer`)
       yield* transport.send("#dev", long.join("\n"))
       yield* transport.send("#quiet", "short answer")
