@@ -138,7 +138,10 @@ describe("the heed-agent command line without a server", () => {
             const socket = createConnection(path, () => resume(Effect.succeed(socket)))
           })
         ),
-        (sockets) => Effect.sync(() => sockets.forEach((socket) => socket.destroy()))
+        (sockets) =>
+          Effect.sync(() => {
+            for (const socket of sockets) socket.destroy()
+          })
       )
       const refused = yield* Effect.flip(Control.request(path, { op: "status" }))
       assert.strictEqual(refused.message, "busy: 16 clients are connected")
