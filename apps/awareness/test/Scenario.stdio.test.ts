@@ -30,15 +30,38 @@ const spawnApp = Effect.acquireRelease(
   ({ client }) => Effect.promise(() => client.close())
 )
 
-/** Waits until more than `seen` resource-updated notifications arrived. */
-const nextUpdate = (updates: Array<string>, seen: number) =>
+/** Waits until more than `seen` resource-updated notifications arrived; fails the test when none comes in 15 s. */
+const nextUpdate = (updates: Array<string>, seen: number, step: string) =>
   Effect.promise(async () => {
     const deadline = Date.now() + 15_000
-    while (updates.length <= seen && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
+    while (updates.length <= seen) {
+      if (Date.now() >= deadline) {
+        throw new Error(`${step}: no notifications/resources/updated within 15 s (${seen} before)`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
     return updates.length
   })
 
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+/**
+ * Waits for notifications until the briefing read after one satisfies `done`: a change that time alone causes (an
+ * intention coming due, a source going stale) is shown by its notification, not by sleeping past it.
+ */
+const updateUntil = (
+  client: Client,
+  updates: Array<string>,
+  seen: number,
+  step: string,
+  // biome-ignore lint/suspicious/noExplicitAny: the briefing as parsed JSON, as `ok` returns it
+  done: (briefing: any) => boolean
+) =>
+  Effect.gen(function* () {
+    for (;;) {
+      seen = yield* nextUpdate(updates, seen, step)
+      const briefing = yield* ok(client, "get_briefing")
+      if (done(briefing)) return { seen, briefing }
+    }
+  })
 
 describe("seed scenario over stdio with the official SDK client (spawned app)", () => {
   it.live(
@@ -53,10 +76,14 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
         for (const source of ["synology-nas", "gcal", "github-ci"]) {
           yield* ok(client, "report_status", { source, tags: [], metrics: { up: 1 }, ttl_sec: 3600 })
         }
-        let seen = yield* nextUpdate(updates, 0)
-        assert.isAtLeast(seen, 1)
+        let { seen, briefing } = yield* updateUntil(
+          client,
+          updates,
+          0,
+          "three sources report",
+          (next) => Object.keys(next.sources).length === 3
+        )
         assert.isTrue(updates.every((uri) => uri === "awareness://briefing"))
-        let briefing = yield* ok(client, "get_briefing")
         assert.deepStrictEqual([briefing.summary, briefing.attention_needed], ["All clear across 3 sources.", false])
 
         // 2. qBittorrent stops.
@@ -67,12 +94,18 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
           level: "warning",
           message: "qBittorrent stopped — should always be running"
         })
-        seen = yield* nextUpdate(updates, seen)
-        briefing = yield* ok(client, "get_briefing")
-        assert.strictEqual(briefing.sources["synology-nas"].status, "warning")
+        ;({ seen, briefing } = yield* updateUntil(
+          client,
+          updates,
+          seen,
+          "qBittorrent stops",
+          (next) => next.sources["synology-nas"].status === "warning"
+        ))
         assert.include(briefing.suggested_mention, "qBittorrent stopped")
 
-        // 3. A calendar intention comes due (in 1.5 s): time alone produces the notification.
+        // 3. A calendar intention comes due (in 4 s): the write notifies once (one pending intention), then time
+        // alone notifies again as it comes due; the notifier announces a due intention up to 2 s ahead and leaves
+        // the delivery to the subscriber's read at or after deliver_at.
         yield* ok(client, "report_alert", {
           source: "synology-nas",
           tags: ["qbittorrent"],
@@ -81,15 +114,29 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
           message: "back",
           resolved: true
         })
+        ;({ seen } = yield* updateUntil(
+          client,
+          updates,
+          seen,
+          "qBittorrent is back",
+          (next) => next.sources["synology-nas"].status === "ok"
+        ))
+        const deliverAt = Date.now() + 4000
         yield* ok(client, "remind", {
           goal: "Q3 planning with Sarah",
           source: "gcal",
           tags: ["meeting"],
-          deliver_at: new Date(Date.now() + 1500).toISOString()
+          deliver_at: new Date(deliverAt).toISOString()
         })
-        seen = yield* nextUpdate(updates, seen)
-        yield* sleep(1600)
-        seen = yield* nextUpdate(updates, seen)
+        ;({ seen } = yield* updateUntil(
+          client,
+          updates,
+          seen,
+          "the intention is recorded",
+          (next) => next.pending_intentions === 1 && next.fired_intentions === undefined
+        ))
+        seen = yield* nextUpdate(updates, seen, "the intention comes due")
+        yield* Effect.sleep(Math.max(0, deliverAt - Date.now()))
         briefing = yield* ok(client, "get_briefing")
         assert.deepStrictEqual(
           briefing.fired_intentions?.map((fired: { goal: string }) => fired.goal),
@@ -120,8 +167,13 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
         assert.deepStrictEqual([briefing.sources["synology-nas"].status, briefing.evaluation.suppressed], ["ok", 1])
         seen = updates.length
         yield* ok(client, "clear_suppression", { entry_id: suppression.id })
-        seen = yield* nextUpdate(updates, seen)
-        briefing = yield* ok(client, "get_briefing")
+        ;({ seen, briefing } = yield* updateUntil(
+          client,
+          updates,
+          seen,
+          "the suppression is cleared",
+          (next) => next.sources["synology-nas"].status === "warning"
+        ))
         assert.deepStrictEqual(
           [briefing.sources["synology-nas"].status, briefing.sources["synology-nas"].headline],
           ["warning", "Disk busy 97%"]
@@ -160,9 +212,13 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
         // 6. A source goes stale (it promised a report every second).
         yield* ok(client, "report_status", { source: "github-ci", tags: [], metrics: { up: 1 }, ttl_sec: 1 })
         seen = updates.length
-        yield* sleep(1500)
-        seen = yield* nextUpdate(updates, seen)
-        briefing = yield* ok(client, "get_briefing")
+        ;({ briefing } = yield* updateUntil(
+          client,
+          updates,
+          seen,
+          "github-ci goes stale",
+          (next) => next.sources["github-ci"].status === "stale"
+        ))
         assert.strictEqual(briefing.sources["github-ci"].status, "stale")
         assert.strictEqual(briefing.attention_needed, true)
         assert.isTrue(updates.every((uri) => uri === "awareness://briefing"))

@@ -9,9 +9,10 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Awareness, Store } from "@heed/collator"
 import { Database, layer, layerConfig, layerEmbedded, Migrations, PostgresStore } from "@heed/postgres"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
 import { serverUnavailable, serverUrl } from "./utils/server.ts"
 
 const alert = {
@@ -131,10 +132,17 @@ describe("@heed/postgres public API", () => {
           Effect.timeout("20 seconds")
         )
       )
-      assert.isTrue(exit._tag === "Failure")
-      if (exit._tag === "Failure") {
-        const text = String(exit.cause)
-        assert.notInclude(text, "Defect")
+      assert.isTrue(Exit.isFailure(exit))
+      if (Exit.isFailure(exit)) {
+        // One expected failure: no defect, no interruption, and the error is the SqlError of the connection.
+        assert.isFalse(Cause.hasDies(exit.cause))
+        assert.isFalse(Cause.hasInterrupts(exit.cause))
+        const error = Cause.findErrorOption(exit.cause)
+        assert.isTrue(Option.isSome(error))
+        if (Option.isSome(error)) {
+          assert.isTrue(SqlError.isSqlError(error.value))
+          assert.strictEqual((error.value as SqlError.SqlError).reason._tag, "ConnectionError")
+        }
       }
     })
   )
