@@ -17,6 +17,21 @@ export * from "./Briefing.ts"
 export * as Collator from "./Collator.ts"
 
 export * from "./Entry.ts"
+
+/**
+ * The briefing's text templates: `Mention.composeSummary` (the `summary` line) and `Mention.composeMention` (the
+ * `suggested_mention`).
+ *
+ * @since 0.1.0
+ */
+export * as Mention from "./Mention.ts"
+
+/**
+ * Learned patterns: `Pattern.matchesPattern`, `Pattern.validateConditions` and the valid `Pattern.conditionKeys`.
+ *
+ * @since 0.1.0
+ */
+export * as Pattern from "./Pattern.ts"
 export * from "./Store.ts"
 
 /**
@@ -26,3 +41,11 @@ export * from "./Store.ts"
  * @since 0.1.0
  */
 export * as StoreContract from "./StoreContract.ts"
+
+/**
+ * Suppressions: `Suppression.isSuppressed` (matchers, recurring windows, escalation) and
+ * `Suppression.validateTimeIntervals`.
+ *
+ * @since 0.1.0
+ */
+export * as Suppression from "./Suppression.ts"

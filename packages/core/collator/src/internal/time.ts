@@ -130,3 +130,15 @@ export const zonedParts = (ms: number, timeZone: string): ZonedParts | undefined
   }
   return { weekday, hour, minute }
 }
+
+/** The wall-clock parts of one instant in a zone (`undefined`: the default zone), computed once per zone. */
+export type ZoneCache = (timeZone: string | undefined) => { weekday: string; hour: number; minute: number } | undefined
+
+export const makeZoneCache = (now: number, defaultZone: string): ZoneCache => {
+  const cache = new Map<string, ReturnType<ZoneCache>>()
+  return (timeZone) => {
+    const zoneName = timeZone ?? defaultZone
+    if (!cache.has(zoneName)) cache.set(zoneName, zonedParts(now, zoneName))
+    return cache.get(zoneName)
+  }
+}

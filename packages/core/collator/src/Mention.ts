@@ -1,0 +1,110 @@
+/**
+ * The briefing's text: the `summary` line and the `suggested_mention` an agent can say as it is. Deterministic
+ * templates (the seed's open question "template vs LLM" was decided as template, as upstream did).
+ *
+ * @since 0.1.0
+ */
+import type { FiredIntention, SourceGroup, SourceLine, UpcomingItem } from "./Briefing.ts"
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+const names = (list: ReadonlyArray<string>, max: number | undefined): string =>
+  max === undefined || list.length <= max
+    ? list.join(", ")
+    : `${list.slice(0, max).join(", ")} and ${list.length - max} more`
+
+/**
+ * The inputs of {@link composeSummary}: source names by status, and counts.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface SummaryInput {
+  readonly attention_needed: boolean
+  readonly source_count: number
+  readonly critical: ReadonlyArray<string>
+  readonly warning: ReadonlyArray<string>
+  readonly info?: ReadonlyArray<string>
+  readonly stale: ReadonlyArray<string>
+  readonly upcoming: number
+  readonly intentions: number
+}
+
+/**
+ * Upstream's `compose_summary`: `"All clear across N source[s]."`, or parts such as `"K critical on a, b"`,
+ * `"K warning on c"` (K counts sources), `"x, y stale"`, `"N upcoming item[s]"`, `"N intention[s] ready"` joined
+ * with `". "` and ending with `"."`. heed adds `"K info on d"` and, with `maxNames`, caps name lists
+ * (`"a, b and 3 more"`).
+ *
+ * @category rendering
+ * @since 0.1.0
+ */
+export const composeSummary = (input: SummaryInput, maxNames?: number): string => {
+  if (!input.attention_needed) return `All clear across ${plural(input.source_count, "source")}.`
+  const parts: Array<string> = []
+  if (input.critical.length > 0) parts.push(`${input.critical.length} critical on ${names(input.critical, maxNames)}`)
+  if (input.warning.length > 0) parts.push(`${input.warning.length} warning on ${names(input.warning, maxNames)}`)
+  const info = input.info ?? []
+  if (info.length > 0) parts.push(`${info.length} info on ${names(info, maxNames)}`)
+  if (input.stale.length > 0) parts.push(`${names(input.stale, maxNames)} stale`)
+  if (input.upcoming > 0) parts.push(plural(input.upcoming, "upcoming item"))
+  if (input.intentions > 0) parts.push(`${plural(input.intentions, "intention")} ready`)
+  return `${parts.join(". ")}.`
+}
+
+/**
+ * The inputs of {@link composeMention}: the source lines (in order), upcoming items and fired intentions.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface MentionInput {
+  readonly sources: Readonly<Record<string, SourceLine>>
+  readonly groups?: ReadonlyArray<SourceGroup>
+  readonly upcoming: ReadonlyArray<UpcomingItem>
+  readonly fired_intentions?: ReadonlyArray<FiredIntention>
+}
+
+const prefix = (status: string): string => (status === "critical" ? "CRITICAL" : status === "stale" ? "STALE" : "FYI")
+
+/**
+ * Upstream's `compose_mention`: for each source with a headline `"CRITICAL: h"`, `"STALE: h"` or `"FYI: h"`, then
+ * each upcoming summary, then `"INTENTION: goal"`, joined with single spaces. heed adds group lines
+ * (`"FYI: h (3 sources: a, b, c)"`) and marks re-surfaced headlines `"(suppression expired)"`. A group whose
+ * sources are all listed in `sources` with the group's headline is mentioned once, as its group line, where its
+ * first source would be; a group whose sources have different headlines is mentioned source by source; a group
+ * whose sources were folded away (not all listed) is mentioned as its group line after the sources.
+ *
+ * @category rendering
+ * @since 0.1.0
+ */
+export const composeMention = (input: MentionInput): string => {
+  const groupLine = (group: SourceGroup) =>
+    `${prefix(group.status)}: ${group.headline} (${group.count} sources: ${names(group.sources, undefined)}${group.count > group.sources.length ? ", …" : ""})`
+  const collapsed = new Map<string, SourceGroup>()
+  const detailed = new Set<SourceGroup>()
+  for (const group of input.groups ?? []) {
+    const lines = group.sources.map((name) => input.sources[name])
+    if (group.count > group.sources.length || lines.some((line) => line === undefined)) continue
+    detailed.add(group)
+    if (lines.every((line) => line?.headline === group.headline && line.resurfaced !== true)) {
+      for (const name of group.sources) collapsed.set(name, group)
+    }
+  }
+  const parts: Array<string> = []
+  const mentioned = new Set<SourceGroup>()
+  for (const [name, line] of Object.entries(input.sources)) {
+    if (line.headline === undefined) continue
+    const group = collapsed.get(name)
+    if (group !== undefined) {
+      if (!mentioned.has(group)) parts.push(groupLine(group))
+      mentioned.add(group)
+      continue
+    }
+    parts.push(`${prefix(line.status)}: ${line.headline}${line.resurfaced === true ? " (suppression expired)" : ""}`)
+  }
+  for (const group of input.groups ?? []) if (!detailed.has(group)) parts.push(groupLine(group))
+  for (const item of input.upcoming) parts.push(item.summary)
+  for (const intention of input.fired_intentions ?? []) parts.push(`INTENTION: ${intention.goal}`)
+  return parts.join(" ")
+}
