@@ -86,13 +86,8 @@ describe("briefing notifications over Streamable HTTP (2026-07-28 subscriptions/
         assert.strictEqual(yield* waitFor(stream.messages, "notifications/resources/updated", 1), 1)
         const update = stream.messages.find((message) => message.method === "notifications/resources/updated")
         assert.strictEqual(update?.params?.uri, "awareness://briefing")
-        // A write that leaves the briefing unchanged does not notify.
-        yield* ok(writer, "remember", { source: "user", tags: ["x"], description: "unrelated" })
-        yield* Effect.sleep("300 millis")
-        assert.strictEqual(
-          stream.messages.filter((message) => message.method === "notifications/resources/updated").length,
-          1
-        )
+        // That a write leaving the briefing unchanged sends nothing is @heed/mcp's Resources test (under the
+        // TestClock, where the notifier's check is awaited); over a live stream only a sleep could "show" it.
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )

@@ -66,6 +66,33 @@ const freePort = Effect.promise(
     })
 )
 
+/** One full `/health` request: data written on another connection before it has reached the server. */
+const fence = (port: number) =>
+  new Promise<void>((resolve, reject) => {
+    const probe = request({ host: "127.0.0.1", port, path: "/health" }, (response) => {
+      response.resume()
+      response.on("end", () => resolve())
+    })
+    probe.on("error", reject)
+    probe.end()
+  })
+
+/** Resolves once the port refuses connections (the server closed its listener); rejects after 30 s. */
+const untilRefused = (port: number) =>
+  new Promise<void>((resolve, reject) => {
+    const deadline = Date.now() + 30_000
+    const attempt = () => {
+      const socket = connect({ host: "127.0.0.1", port })
+      socket.on("connect", () => {
+        socket.destroy()
+        if (Date.now() > deadline) reject(new Error(`port ${port} still accepts connections 30 s after SIGINT`))
+        else setTimeout(attempt, 20)
+      })
+      socket.on("error", () => resolve())
+    }
+    attempt()
+  })
+
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "heed-public-api-"))),
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
@@ -225,7 +252,8 @@ describe("heed-awareness command line (public contract)", () => {
           params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "slow", version: "1" } }
         })
         const half = Math.floor(body.length / 2)
-        // The request's headers and half of its body are sent before the signal, the rest after it.
+        // The request's headers and half of its body are sent before the signal (a /health answer on a second
+        // connection is the fence that they arrived), the rest once the server stopped accepting connections.
         const answer = Effect.promise(
           () =>
             new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -252,10 +280,16 @@ describe("heed-awareness command line (public contract)", () => {
               )
               outgoing.on("error", reject)
               outgoing.write(body.slice(0, half))
-              setTimeout(() => {
-                server.child.kill("SIGINT")
-                setTimeout(() => outgoing.end(body.slice(half)), 500)
-              }, 500)
+              outgoing.on("socket", (socket) =>
+                socket.once("connect", () =>
+                  fence(port)
+                    .then(() => {
+                      server.child.kill("SIGINT")
+                      return untilRefused(port)
+                    })
+                    .then(() => outgoing.end(body.slice(half)), reject)
+                )
+              )
             })
         )
         const result = yield* answer

@@ -10,15 +10,16 @@ import { AwarenessMcp, AwarenessResolver } from "../src/index.ts"
 export const makeClient = (
   options: {
     readonly pollInterval?: Duration.Input
+    /** The notifier's coalescing window (default 0); under the TestClock, adjusting past it runs the check. */
+    readonly debounce?: Duration.Input
     readonly protocolVersion?: "2025-06-18" | "2025-11-25" | "2026-07-28"
   } = {}
 ) =>
   McpTest.makeClient(
-    AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: options.pollInterval ?? 0 }).pipe(
-      Layer.provide(AwarenessResolver.layer),
-      Layer.provide(Awareness.layer),
-      Layer.provide(Store.layerMemory)
-    ),
+    AwarenessMcp.registrations({
+      notificationDebounce: options.debounce ?? 0,
+      pollInterval: options.pollInterval ?? 0
+    }).pipe(Layer.provide(AwarenessResolver.layer), Layer.provide(Awareness.layer), Layer.provide(Store.layerMemory)),
     {
       protocols: AwarenessMcp.protocols,
       ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion })
