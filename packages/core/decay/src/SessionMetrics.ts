@@ -1,0 +1,63 @@
+/**
+ * What a session measures: the {@link DecayMetrics} returned with every turn and the Effect metrics updated
+ * alongside them, named as in the slice-3 (decay) and slice-2 (context) specs.
+ *
+ * @since 0.1.0
+ */
+import * as Metric from "effect/Metric"
+
+/**
+ * The decay (slice 3) and context (slice 2) metrics.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DecayMetrics {
+  /** The last completed turn. */
+  readonly turn: number
+  /** Auto-collapses so far. */
+  readonly auto_collapses: number
+  /** Manual `collapseEffort` calls so far. */
+  readonly manual_collapses: number
+  /** Average turns an expansion stayed expanded, over finished expansions (0 when none finished). */
+  readonly avg_expansion_duration: number
+  /** Share of collapses that were manual: manual / (manual + auto), 0 when there were none. */
+  readonly manual_vs_auto_collapse: number
+  /** Re-expansions within 2 turns of an auto-collapse. */
+  readonly false_decays: number
+  /** `false_decays / auto_collapses` (0 without auto-collapses). */
+  readonly false_decay_rate: number
+  /** Tokens freed by auto-collapses so far (the raw size of each decayed effort, summed). */
+  readonly tokens_saved_by_decay: number
+  /** Tokens in the working context for the next turn (sum over its parts). */
+  readonly context_tokens: number
+  /** Tokens of expanded efforts in that context. */
+  readonly expansion_tokens: number
+  /** `expansion_tokens / context_tokens`. */
+  readonly expansion_overhead: number
+  /** `1 − context_tokens / naive_tokens`, where naive keeps every message of the session. */
+  readonly savings_vs_naive: number
+}
+
+/**
+ * The Effect metrics a session updates, named as in the slice-3 and slice-2 specs: counters
+ * `auto_collapses`, `manual_collapses`, `false_decays`, `tokens_saved_by_decay`; gauges
+ * `avg_expansion_duration`, `manual_vs_auto_collapse`, `false_decay_rate`, `context_tokens`,
+ * `expansion_tokens`, `expansion_overhead`, `savings_vs_naive`.
+ *
+ * @category metrics
+ * @since 0.1.0
+ */
+export const SessionMetrics = {
+  auto_collapses: Metric.counter("auto_collapses", { description: "Auto-collapse events" }),
+  manual_collapses: Metric.counter("manual_collapses", { description: "Explicit collapse_effort calls" }),
+  false_decays: Metric.counter("false_decays", { description: "Re-expansions within 2 turns of a decay" }),
+  tokens_saved_by_decay: Metric.counter("tokens_saved_by_decay", { description: "Tokens freed by auto-collapses" }),
+  avg_expansion_duration: Metric.gauge("avg_expansion_duration", { description: "Average turns per expansion" }),
+  manual_vs_auto_collapse: Metric.gauge("manual_vs_auto_collapse", { description: "Manual share of collapses" }),
+  false_decay_rate: Metric.gauge("false_decay_rate", { description: "False decays per auto-collapse" }),
+  context_tokens: Metric.gauge("context_tokens", { description: "Tokens in the working context" }),
+  expansion_tokens: Metric.gauge("expansion_tokens", { description: "Tokens of expanded efforts in context" }),
+  expansion_overhead: Metric.gauge("expansion_overhead", { description: "expansion_tokens / context_tokens" }),
+  savings_vs_naive: Metric.gauge("savings_vs_naive", { description: "1 - context / full history tokens" })
+}
