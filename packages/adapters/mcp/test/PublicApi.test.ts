@@ -8,7 +8,7 @@ import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Awareness, Store } from "@heed/collator"
-import { AwarenessMcp, AwarenessResolver, Catalog, Instructions, Prompts, Resources, ToolError, Tools } from "@heed/mcp"
+import { AwarenessMcp, AwarenessResolver, Catalog, Instructions, ToolError } from "@heed/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as McpTest from "effect/ai/McpTest"
@@ -34,15 +34,11 @@ const textOf = (result: { readonly content: ReadonlyArray<unknown> }): string =>
   (result.content[0] as { readonly text: string }).text
 
 describe("@heed/mcp public API", () => {
-  it("exports the registrations, servers, resolver and parts as the issue describes", () => {
-    assert.isFunction(AwarenessMcp.registrations)
-    assert.isFunction(AwarenessMcp.layerStdio)
-    assert.isFunction(AwarenessMcp.layerHttp)
-    assert.isDefined(AwarenessResolver.layer)
-    assert.isDefined(Tools.layer)
-    assert.isDefined(Resources.layer)
-    assert.isDefined(Prompts.layer)
-    assert.strictEqual(AwarenessMcp.protocols.length, 3)
+  it("serves the protocol revisions 2025-11-25 (preferred), 2025-06-18 and 2026-07-28", () => {
+    assert.deepStrictEqual(
+      AwarenessMcp.protocols.map((protocol) => protocol.protocolVersion),
+      ["2025-11-25", "2025-06-18", "2026-07-28"]
+    )
   })
 
   it.effect("tools carry upstream parameter names and defaults, plus heed's additions", () =>

@@ -118,8 +118,12 @@ describe("Tools", () => {
       const acted = yield* ok(client, "acted_on", { entry_id: alert.id, action: "restarted the container" })
       assert.strictEqual(acted.entry_id, alert.id)
       const briefing = yield* ok(client, "get_briefing")
-      assert.isTrue(briefing.attention_needed === true || briefing.attention_needed === false)
-      assert.isDefined(briefing.evaluation)
+      // acted_on acknowledged the one warning: all clear, and the evaluation says why.
+      assert.deepStrictEqual(
+        [briefing.attention_needed, briefing.summary, briefing.active_alerts],
+        [false, "All clear across 1 source.", 0]
+      )
+      assert.deepStrictEqual([briefing.evaluation.alerts_checked, briefing.evaluation.acknowledged], [1, 1])
       const alerts = yield* ok(client, "get_alerts", { source: "nas", limit: 10 })
       assert.deepStrictEqual([alerts.limit, alerts.offset, alerts.has_more], [10, 0, false])
       assert.strictEqual(alerts.entries[0].data.alert_id, "qbittorrent_stopped")

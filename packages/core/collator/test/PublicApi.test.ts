@@ -649,7 +649,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("better 1: a cached briefing rebuilt when the store changes; staleness_sec is real", () =>
+  it.effect("a cached briefing rebuilt when the store changes; staleness_sec is real", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 3600 })
@@ -674,7 +674,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("better 2: alerts from a source that never reported a status still surface", () =>
+  it.effect("alerts from a source that never reported a status still surface", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportAlert({
@@ -696,7 +696,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("better 3: report_alert accepts metric, value, threshold; metric-scoped suppressions match", () =>
+  it.effect("report_alert accepts metric, value, threshold; metric-scoped suppressions match", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportAlert({
@@ -724,7 +724,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("better 4: structural patterns (alert_id glob, metric, tags) in the owner's time zone", () =>
+  it.effect("structural patterns (alert_id glob, metric, tags) in the owner's time zone", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportAlert({
@@ -750,7 +750,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it("better 4: effect words split on '_' and '-'", () => {
+  it("effect words split on '_' and '-'", () => {
     const byId = Collator.generate(
       snapshot({
         alerts: [
@@ -771,7 +771,7 @@ describe("PublicApi: Awareness", () => {
     assert.strictEqual(dashed.evaluation.pattern_matched, 1)
   })
 
-  it.effect("better 5: intentions fire exactly once under concurrent briefing reads", () =>
+  it.effect("intentions fire exactly once under concurrent briefing reads", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
       const one = yield* Effect.provide(instance, Awareness.layer)
@@ -791,7 +791,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(Store.layerMemory))
   )
 
-  it.effect("better 6: clear_suppression brings the alert back at once", () =>
+  it.effect("clear_suppression brings the alert back at once", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportAlert({
@@ -816,7 +816,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("better 6: when a suppression expires the alert returns, marked as re-surfaced", () =>
+  it.effect("when a suppression expires the alert returns, marked as re-surfaced", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 86_400 })
@@ -839,7 +839,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it("better 6: recurring time-window suppressions (time_intervals) apply only inside the window", () => {
+  it("recurring time-window suppressions (time_intervals) apply only inside the window", () => {
     const alerts = [alertEntry("nas", "disk", "warning", "Disk busy")]
     const suppressions = [
       suppressionEntry("nas", {
@@ -857,7 +857,7 @@ describe("PublicApi: Awareness", () => {
     )
   })
 
-  it.effect("better 6: suppress_alert validates time_intervals", () =>
+  it.effect("suppress_alert validates time_intervals", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       const error = yield* Effect.flip(
@@ -868,7 +868,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it("better 7: inhibition — a critical alert mutes warnings that share the listed labels", () => {
+  it("inhibition — a critical alert mutes warnings that share the listed labels", () => {
     const alerts = [
       alertEntry("nas", "down", "critical", "NAS down", { labels: { site: "home" } }),
       alertEntry("nas-disk", "disk", "warning", "Disk slow", { labels: { site: "home" } }),
@@ -881,7 +881,7 @@ describe("PublicApi: Awareness", () => {
     assert.strictEqual(b.sources.office?.status, "warning")
   })
 
-  it("better 7: sources with the same problem are grouped into one line", () => {
+  it("sources with the same problem are grouped into one line", () => {
     const alerts = ["a", "b", "c"].map((s) => alertEntry(`node-${s}`, "ntp_drift", "warning", "Clock drift over 2s"))
     const b = Collator.generate(snapshot({ alerts }), NOW).briefing
     assert.deepStrictEqual(b.groups, [
@@ -898,7 +898,7 @@ describe("PublicApi: Awareness", () => {
     assert.strictEqual(b.suggested_mention, "FYI: Clock drift over 2s (3 sources: node-a, node-b, node-c)")
   })
 
-  it("better 7: flap damping keeps a flapping alert firing through a short resolution", () => {
+  it("flap damping keeps a flapping alert firing through a short resolution", () => {
     const flapped = alertEntry(
       "nas",
       "link",
@@ -920,7 +920,7 @@ describe("PublicApi: Awareness", () => {
     assert.strictEqual(calm.active_alerts, 0)
   })
 
-  it.effect("better 7: acted_on acknowledges an alert; unacknowledged warnings escalate after a timeout", () =>
+  it.effect("acted_on acknowledges an alert; unacknowledged warnings escalate after a timeout", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       const acked = yield* awareness.reportAlert({
@@ -953,7 +953,7 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it("better 8: all clear stays under 200 tokens however many sources exist", () => {
+  it("all clear stays under 200 tokens however many sources exist", () => {
     const statuses = Array.from({ length: 2000 }, (_, i) => statusEntry(`host-with-a-longish-name-${i}`))
     const { briefing } = Collator.generate(snapshot({ statuses }), NOW)
     const tokens = countO200k(toCompactJson(briefing))
@@ -962,7 +962,7 @@ describe("PublicApi: Awareness", () => {
     assert.isFalse(briefing.attention_needed)
   })
 
-  it("better 8: issues stay under 500 tokens; the rest is counted with drill-down URIs, most severe first", () => {
+  it("issues stay under 500 tokens; the rest is counted with drill-down URIs, most severe first", () => {
     const alerts = [
       ...Array.from({ length: 2000 }, (_, i) =>
         alertEntry(`warn-${i}`, `w${i}`, "warning", `Warning ${i}: ${"a rather long explanation ".repeat(5)}`)
@@ -986,7 +986,7 @@ describe("PublicApi: Awareness", () => {
     assert.include(briefing.suggested_mention ?? "", "CRITICAL: Critical")
   })
 
-  it("better 8: long text in sources and intentions is cut to the budget", () => {
+  it("long text in sources and intentions is cut to the budget", () => {
     const long = "x".repeat(5000)
     const { briefing } = Collator.generate(
       snapshot({
@@ -999,7 +999,7 @@ describe("PublicApi: Awareness", () => {
     assert.isTrue(briefing.attention_needed)
   })
 
-  it.effect("better 9: upcoming items from intentions with deliver_at inside the horizon", () =>
+  it.effect("upcoming items from intentions with deliver_at inside the horizon", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })

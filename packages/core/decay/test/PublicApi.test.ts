@@ -41,7 +41,7 @@ const unrelated = (session: SessionShape, n: number) =>
     return out
   })
 
-describe("References (issue 6 public API)", () => {
+describe("References (public API)", () => {
   it("extractKeywords returns a ReadonlySet of unstemmed keywords (upstream example)", () => {
     const keywords = References.extractKeywords(AUTH_SUMMARY)
     assert.instanceOf(keywords, Set)
@@ -65,7 +65,7 @@ describe("References (issue 6 public API)", () => {
     assert.isTrue(References.isReferenced("REFRESH TOKENS", "auth-bug", keywords))
   })
 
-  it("better 1: word-boundary ids ('api' is not in 'capital'); plural/singular forms match", () => {
+  it("word-boundary ids ('api' is not in 'capital'); plural/singular forms match", () => {
     const none = new Set<string>()
     assert.isFalse(References.isReferenced("What is the capital of France?", "api", none))
     assert.isTrue(References.isReferenced("The api is down", "api", none))
@@ -85,7 +85,7 @@ describe("References (issue 6 public API)", () => {
   })
 })
 
-describe("Decay.check (issue 6 public API)", () => {
+describe("Decay.check (public API)", () => {
   const efforts = [
     { id: "auth-bug", status: "concluded" as const, summary: AUTH_SUMMARY },
     { id: "perf-fix", status: "concluded" as const, summary: PERF_SUMMARY },
@@ -166,7 +166,7 @@ describe("Decay.check (issue 6 public API)", () => {
   })
 })
 
-describe("Session (issue 6 public API)", () => {
+describe("Session (public API)", () => {
   it.effect("tool replies are shaped like upstream's", () =>
     Effect.gen(function* () {
       const session = yield* Session
@@ -251,7 +251,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live()))
   )
 
-  it.effect("better 2: duplicate effort ids are rejected with a clear error", () =>
+  it.effect("duplicate effort ids are rejected with a clear error", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* session.openEffort({ name: "auth-bug" })
@@ -333,7 +333,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live({ decay_threshold: 5 })))
   )
 
-  it.effect("better 3: re-expanded within 2 turns of an auto-collapse, the effort stays longer", () =>
+  it.effect("re-expanded within 2 turns of an auto-collapse, the effort stays longer", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* conclude(session, "auth-bug")
@@ -349,7 +349,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live()))
   )
 
-  it.effect("better 6: tokens_loaded counts content tokens; the closing exchange is in the summary", () =>
+  it.effect("tokens_loaded counts content tokens; the closing exchange is in the summary", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* session.openEffort({ name: "auth-bug" })
@@ -411,7 +411,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live()))
   )
 
-  it.effect("better 4: under token_budget, the largest idle expansion collapses first", () =>
+  it.effect("under token_budget, the largest idle expansion collapses first", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* conclude(session, "small", "lint rule question?", "Enable the rule.")
@@ -428,7 +428,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live({ token_budget: 300 })))
   )
 
-  it.effect("better 5: a tool call and its result are never split by the ambient window", () =>
+  it.effect("a tool call and its result are never split by the ambient window", () =>
     Effect.gen(function* () {
       const session = yield* Session
       for (let i = 0; i < 12; i++) {
@@ -469,7 +469,7 @@ describe("Session (issue 6 public API)", () => {
       }).pipe(Effect.provide(live()))
   )
 
-  it.effect("better 8: searchEfforts ranks by rarity-weighted overlap", () =>
+  it.effect("searchEfforts ranks by rarity-weighted overlap", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* conclude(
@@ -489,7 +489,7 @@ describe("Session (issue 6 public API)", () => {
     }).pipe(Effect.provide(live()))
   )
 
-  it.effect("better 7: the metrics are Effect metrics too", () =>
+  it.effect("the metrics are Effect metrics too", () =>
     Effect.gen(function* () {
       const session = yield* Session
       yield* conclude(session, "auth-bug")
@@ -510,7 +510,7 @@ describe("Session (issue 6 public API)", () => {
   )
 })
 
-describe("Ports and layers (issue 6 public API)", () => {
+describe("Ports and layers (public API)", () => {
   it.effect("SessionStore.layerMemory and Summarizer.layerExtractive need nothing", () =>
     Effect.gen(function* () {
       const store = yield* SessionStore

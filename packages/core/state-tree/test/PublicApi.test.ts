@@ -260,7 +260,7 @@ describe("contract: total_children and filtered", () => {
   })
 })
 
-describe("better than SLOP 1: pinned protects the whole subtree and its ancestors", () => {
+describe("pinned protects the whole subtree and its ancestors (beyond SLOP)", () => {
   it("descendants of a pinned node are never collapsed", () => {
     const tree = root([
       node("ui", [node("panel", [node("deep", items("d", 5))])], sal(0.0, { pinned: true })),
@@ -283,7 +283,7 @@ describe("better than SLOP 1: pinned protects the whole subtree and its ancestor
   })
 })
 
-describe("better than SLOP 2: budget windowing when compaction runs out of candidates", () => {
+describe("budget windowing when compaction runs out of candidates (beyond SLOP)", () => {
   it("a flat list under the root is windowed to meet max_nodes: first N kept, meta.window [0, N], total_children", () => {
     const out = Pipeline.optimize(root(items("i", 10)), { max_nodes: 4 })
     assert.strictEqual(Node.count(out), 4)
@@ -309,7 +309,7 @@ describe("better than SLOP 2: budget windowing when compaction runs out of candi
   })
 })
 
-describe("better than SLOP 3: filtering reports what it hid; keep_ancestors", () => {
+describe("filtering reports what it hid; keep_ancestors (beyond SLOP)", () => {
   it("keep_ancestors keeps the ancestor chain of a matching descendant as stubs", () => {
     const tree = root([
       node(
@@ -334,7 +334,7 @@ describe("better than SLOP 3: filtering reports what it hid; keep_ancestors", ()
   })
 })
 
-describe("better than SLOP 4: max_tokens on the Render.text output", () => {
+describe("max_tokens on the Render.text output (beyond SLOP)", () => {
   const big = root(
     Array.from({ length: 30 }, (_, i) =>
       node(
@@ -772,7 +772,7 @@ describe("contract: Provider.make and connect()", () => {
   )
 })
 
-describe("better than SLOP 6: changed auto-clears", () => {
+describe("changed auto-clears (beyond SLOP)", () => {
   it.effect("nodes modified by a rebuild are stamped changed and cleared on the next rebuild", () =>
     Effect.gen(function* () {
       const provider = yield* Provider.make({ coalesce_ms: 0 })
@@ -797,7 +797,7 @@ describe("better than SLOP 6: changed auto-clears", () => {
   )
 })
 
-describe("better than SLOP 7: per-subscription versions", () => {
+describe("per-subscription versions (beyond SLOP)", () => {
   it.effect("each subscription's versions are monotonic and gapless, independent of the others", () =>
     Effect.gen(function* () {
       const provider = yield* Provider.make({ coalesce_ms: 0 })
@@ -851,7 +851,7 @@ describe("better than SLOP 7: per-subscription versions", () => {
   )
 })
 
-describe("better than SLOP 9: Provider invoke, slow consumers, tasks", () => {
+describe("Provider invoke, slow consumers, tasks (beyond SLOP)", () => {
   const app = root([
     node("compose", undefined, {
       affordances: [
@@ -952,7 +952,7 @@ describe("better than SLOP 9: Provider invoke, slow consumers, tasks", () => {
   )
 })
 
-describe("better than SLOP 10: Consumer mirror and tools", () => {
+describe("Consumer mirror and tools (beyond SLOP)", () => {
   it("the mirror applies snapshots and patches and detects version gaps", () => {
     const mirror = Consumer.mirror()
     assert.strictEqual(mirror.apply({ type: "snapshot", id: "s", version: 1, tree: root([node("a")]) }), "applied")
@@ -988,7 +988,7 @@ describe("better than SLOP 10: Consumer mirror and tools", () => {
   })
 })
 
-describe("better than SLOP 11: bad input", () => {
+describe("bad input (beyond SLOP)", () => {
   it.effect("malformed, unknown type, bad path and bad params get the right codes; others keep being served", () =>
     Effect.gen(function* () {
       const provider = yield* Provider.make({ coalesce_ms: 0 })

@@ -31,7 +31,8 @@ export const arbitraryTree = (maxDepth = 4, emptyLists = false): fc.Arbitrary<No
         id: ids,
         type: fc.constantFrom("item", "group", "status"),
         salience: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
-        pinned: fc.boolean().map((b) => b && Math.random() < 0.3),
+        // About one node in seven pinned, drawn from the run's seed so that a failure replays.
+        pinned: fc.integer({ min: 0, max: 19 }).map((n) => n < 3),
         props: fc.option(
           fc.dictionary(fc.constantFrom("label", "x", "a/b", "c~d"), fc.oneof(fc.integer(), fc.string())),
           {
