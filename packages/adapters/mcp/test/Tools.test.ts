@@ -141,11 +141,15 @@ describe("Tools", () => {
       const edited = yield* ok(client, "update_entry", { entry_id: note.id, description: "The NAS is a DS923+" })
       assert.strictEqual(edited.id, note.id)
       const found = yield* ok(client, "search", { query: "DS923+" })
-      assert.isArray(found)
+      // The edited note is found by its new text, and only it.
+      assert.deepStrictEqual(
+        found.map((entry: { id: string; data: { description: string } }) => [entry.id, entry.data.description]),
+        [[note.id, "The NAS is a DS923+"]]
+      )
       const deleted = yield* ok(client, "delete_entry", { entry_id: note.id })
       assert.strictEqual(deleted.status, "acknowledged")
       const restored = yield* ok(client, "restore_entry", { entry_id: note.id })
-      assert.notStrictEqual(restored.status, "error")
+      assert.deepStrictEqual(restored, { status: "ok", restored: 1 })
     }).pipe(Effect.scoped)
   )
 
