@@ -23,7 +23,8 @@ import { makeZoneCache } from "./internal/time.ts"
  * @category constants
  * @since 0.1.0
  */
-export const conditionKeys: typeof internal.conditionKeys = internal.conditionKeys
+export const conditionKeys: readonly ["day_of_week", "hour_range", "timezone", "alert_id", "metric", "tags", "level"] =
+  internal.conditionKeys
 
 /**
  * Why a pattern's conditions were rejected: the offending `key`, a `message`, and a did-you-mean `suggestion` for
