@@ -9,7 +9,8 @@ import { appendFileSync } from "node:fs"
 
 /**
  * A timed case. `fn` runs once per iteration; fast functions are batched automatically so each sample
- * lasts long enough to time. `figures` are extra numbers reported with the case (tokens, bytes, ratios).
+ * lasts long enough to time. Every value `fn` returns is kept in a sink, so a pure function's work cannot be
+ * optimised away. `figures` are extra numbers reported with the case (tokens, bytes, ratios).
  *
  * @category models
  * @since 0.1.0
@@ -18,7 +19,10 @@ export interface Case {
   readonly name: string
   readonly fn: () => unknown
   readonly figures?: Readonly<Record<string, number>> | (() => Readonly<Record<string, number>>)
-  /** Runs before every sample, untimed (e.g. to rebuild state that `fn` consumes). */
+  /**
+   * Runs before every call of `fn`, untimed (e.g. to build the fresh state that `fn` consumes): each timed call
+   * sees its own fresh state, however many calls a sample batches.
+   */
   readonly beforeEach?: () => void
 }
 
@@ -63,10 +67,26 @@ const emit = (result: Result): void => {
   if (out) appendFileSync(out, `${JSON.stringify(result)}\n`)
 }
 
-const timeOnce = (fn: () => unknown, batch: number): number => {
-  const start = performance.now()
-  for (let i = 0; i < batch; i++) fn()
-  return (performance.now() - start) / batch
+/** Every result of a timed call lands here: a write the engine must keep, so the call's work is kept too. */
+const sink: Array<unknown> = new Array(256)
+let sunk = 0
+
+/** The mean time of one call over a batch; with `beforeEach`, each call is timed on its own after its set-up. */
+const timeOnce = (benchCase: Case, batch: number): number => {
+  const { fn, beforeEach } = benchCase
+  if (beforeEach === undefined) {
+    const start = performance.now()
+    for (let i = 0; i < batch; i++) sink[sunk++ & 255] = fn()
+    return (performance.now() - start) / batch
+  }
+  let total = 0
+  for (let i = 0; i < batch; i++) {
+    beforeEach()
+    const start = performance.now()
+    sink[sunk++ & 255] = fn()
+    total += performance.now() - start
+  }
+  return total / batch
 }
 
 const measure = (benchCase: Case, options: RunOptions): Array<number> => {
@@ -78,15 +98,13 @@ const measure = (benchCase: Case, options: RunOptions): Array<number> => {
   let batch = 1
   const warmupEnd = performance.now() + warmupMs
   do {
-    benchCase.beforeEach?.()
-    const ms = timeOnce(benchCase.fn, batch)
+    const ms = timeOnce(benchCase, batch)
     if (ms * batch < 0.05) batch = Math.min(batch * 2, 1 << 20)
   } while (performance.now() < warmupEnd)
   const samples: Array<number> = []
   const end = performance.now() + timeMs
   while (samples.length < maxSamples && (samples.length < minSamples || performance.now() < end)) {
-    benchCase.beforeEach?.()
-    samples.push(timeOnce(benchCase.fn, batch))
+    samples.push(timeOnce(benchCase, batch))
   }
   return samples
 }
