@@ -7,6 +7,7 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { SlopServer } from "@heed/http"
 import { AwarenessMcp, AwarenessResolver, ToolError } from "@heed/mcp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -17,6 +18,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Backend } from "./Backend.ts"
+import * as Changes from "./Changes.ts"
+import * as Edge from "./Edge.ts"
 import type { Settings } from "./Settings.ts"
 import * as Token from "./Token.ts"
 
@@ -89,7 +92,10 @@ export const authMiddleware = (settings: Settings) =>
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (!settings.authRequired || request.url.startsWith("/health")) return yield* httpEffect
+        // the REST and SLOP edge authenticates its own requests (problem+json, `token` query parameter)
+        if (!settings.authRequired || request.url.startsWith("/health") || Edge.isEdgePath(request.url)) {
+          return yield* httpEffect
+        }
         const now = yield* Clock.currentTimeMillis
         const authorization = request.headers.authorization
         if (authorization === undefined) return unauthorized("missing bearer token")
@@ -122,7 +128,8 @@ export const healthRoute = (startedAt: number) =>
   )
 
 /**
- * The HTTP application (routes and middleware), without a listening server: useful for tests and embedding.
+ * The HTTP application (routes and middleware), without a listening server: useful for tests and embedding. MCP at
+ * `/mcp`, the REST API under `/v1`, the live SLOP tree at `/slop` (see `Edge`), `/health`.
  *
  * @category layers
  * @since 0.1.0
@@ -135,8 +142,9 @@ export const httpApp = (settings: Settings, startedAt: number) =>
       allowedOrigins: settings.allowedOrigins
     }),
     healthRoute(startedAt),
-    authMiddleware(settings)
-  ).pipe(Layer.provide(resolverLayer(settings)))
+    authMiddleware(settings),
+    Edge.layerFromEnv(settings)
+  ).pipe(Layer.provide(resolverLayer(settings)), Layer.provide(Changes.layer))
 
 /**
  * Serves the HTTP application on `settings.host:settings.port` (in-flight requests get 10 s to finish on shutdown).
@@ -150,7 +158,8 @@ export const layerHttp = (settings: Settings, startedAt: number) =>
       NodeHttpServer.layer(() => createServer(), {
         port: settings.port,
         host: settings.host,
-        gracefulShutdownTimeout: "10 seconds"
+        gracefulShutdownTimeout: "10 seconds",
+        websocket: SlopServer.websocketOptions()
       })
     )
   )

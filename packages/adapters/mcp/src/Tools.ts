@@ -16,7 +16,7 @@ import * as Result from "effect/Result"
 import { AwarenessResolver } from "./AwarenessResolver.ts"
 import { BriefingChanged } from "./BriefingNotifier.ts"
 import * as Catalog from "./Catalog.ts"
-import { callToolWith, toJson } from "./internal/call.ts"
+import { callByName, callToolWith, toJson } from "./internal/call.ts"
 import * as ToolError from "./ToolError.ts"
 
 /**
@@ -89,6 +89,21 @@ export const register = (
       })
     }
   })
+
+/**
+ * Calls one tool by name, as an MCP `tools/call` would: the arguments are validated against the catalogue (the same
+ * path as MCP's, with did-you-mean suggestions), the awareness service is resolved for the current request, and the
+ * outcome is the tool's JSON reply or its structured error body (`not_found` for an unknown tool). Never fails.
+ * Other transports (REST, SLOP affordances) call tools through it, so there is one validation path.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const call = (
+  name: string,
+  args: unknown
+): Effect.Effect<Result.Result<unknown, ToolError.ErrorBody>, never, AwarenessResolver> =>
+  Effect.flatMap(AwarenessResolver, (resolver) => callByName(resolver, name, args))
 
 /**
  * A layer that registers every awareness tool on the `McpServer` it is provided to.

@@ -78,7 +78,7 @@ export const callToolWith = (
 export const callByName = (
   resolver: AwarenessResolver["Service"],
   name: string,
-  args: Record<string, unknown>
+  args: unknown
 ): Effect.Effect<Outcome> => {
   const tool = Catalog.find(name)
   return tool === undefined

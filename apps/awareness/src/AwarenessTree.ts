@@ -1,0 +1,233 @@
+/**
+ * The awareness store as a SLOP state tree (a view at the app level; the cores stay independent): root → `sources`
+ * (one node per source: status, last report, headline; salience and urgency from its status, critical sources
+ * pinned) → that source's active alerts (salience from level, `reason` from the message); `intentions` (due ones
+ * urgent); `suppressions`. Affordances name the tools they invoke (see `LiveTree`).
+ *
+ * @since 0.1.0
+ */
+import type { Node as SlopNode } from "@heed/state-tree"
+import * as Predicate from "effect/Predicate"
+import { inputSchemaOf } from "./ToolCall.ts"
+
+/**
+ * What the tree is built from: the tools' own replies (`get_briefing`, `get_alerts`, `get_intentions`,
+ * `get_suppressions`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Snapshot {
+  readonly briefing: unknown
+  readonly alerts: ReadonlyArray<unknown>
+  readonly intentions: ReadonlyArray<unknown>
+  readonly suppressions: ReadonlyArray<unknown>
+}
+
+type Node = SlopNode.Node
+type Json = Readonly<Record<string, unknown>>
+type Urgency = "none" | "low" | "medium" | "high" | "critical"
+
+const record = (value: unknown): Json => (Predicate.isObject(value) && !Array.isArray(value) ? (value as Json) : {})
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/**
+ * A node id for a name that may contain `/`, `~` or `%`, or be a reserved word: those characters are
+ * percent-encoded and a reserved word gets a `%` prefix, so every name maps to a distinct valid id.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const nodeId = (name: string): string => {
+  const escaped = name.replace(/[%/~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)
+  if (escaped === "") return "%"
+  return ["properties", "children", "affordances", "meta", "content_ref", "id", "type"].includes(escaped)
+    ? `%${escaped}`
+    : escaped
+}
+
+const statusAttention: Record<string, { salience: number; urgency: Urgency }> = {
+  critical: { salience: 1, urgency: "critical" },
+  warning: { salience: 0.8, urgency: "medium" },
+  stale: { salience: 0.6, urgency: "low" },
+  ok: { salience: 0.3, urgency: "none" }
+}
+
+const levelAttention: Record<string, { salience: number; urgency: Urgency }> = {
+  critical: { salience: 1, urgency: "high" },
+  warning: { salience: 0.7, urgency: "medium" },
+  info: { salience: 0.4, urgency: "low" }
+}
+
+/** The schema of an affordance: the named parameters of a tool's own input schema (never a second copy). */
+const paramsFrom = (tool: string, names: ReadonlyArray<string>): SlopNode.JsonSchema => {
+  const properties = record(inputSchemaOf(tool).properties)
+  const picked: Record<string, unknown> = {}
+  for (const name of names) if (properties[name] !== undefined) picked[name] = properties[name]
+  return { type: "object", properties: picked as Record<string, SlopNode.JsonSchema> }
+}
+
+const suppress = {
+  action: "suppress",
+  label: "Suppress",
+  description: "Silence this for a while (suppress_alert).",
+  params: paramsFrom("suppress_alert", ["duration_minutes", "reason"])
+}
+const acknowledge = {
+  action: "acknowledge",
+  label: "Acknowledge",
+  description: "Record that the alert was seen and acted on (acted_on).",
+  params: paramsFrom("acted_on", ["action", "platform", "detail"])
+}
+const clear = {
+  action: "clear",
+  label: "Clear",
+  description: "End this suppression now (clear_suppression).",
+  dangerous: true
+}
+const fire = { action: "fire", label: "Fire", description: "Surface this intention now (update_intention: fired)." }
+const cancel = {
+  action: "cancel",
+  label: "Cancel",
+  description: "Cancel this intention (update_intention: cancelled).",
+  params: paramsFrom("update_intention", ["reason"]),
+  dangerous: true
+}
+
+const alertNode = (entry: Json): Node => {
+  const data = record(entry.data)
+  const level = text(data.level) ?? "warning"
+  const message = text(data.message) ?? ""
+  const attention = levelAttention[level] ?? levelAttention.warning!
+  const properties: Record<string, unknown> = {
+    entry_id: entry.id,
+    alert_id: data.alert_id,
+    source: entry.source,
+    level,
+    message,
+    alert_type: data.alert_type ?? null,
+    reported: entry.updated ?? entry.created ?? null
+  }
+  if (data.metric !== undefined && data.metric !== null) properties.metric = data.metric
+  return {
+    id: String(entry.id),
+    type: "alert",
+    properties,
+    meta: { salience: attention.salience, urgency: attention.urgency, reason: message, summary: message },
+    affordances: [acknowledge, suppress]
+  }
+}
+
+const sourceNode = (name: string, line: Json, alerts: ReadonlyArray<Node>): Node => {
+  const status = text(line.status) ?? "ok"
+  const attention = statusAttention[status] ?? statusAttention.ok!
+  const headline = text(line.headline)
+  return {
+    id: nodeId(name),
+    type: "source",
+    properties: { name, status, last_report: line.last_report ?? null, headline: headline ?? null },
+    meta: {
+      salience: attention.salience,
+      urgency: attention.urgency,
+      ...(status === "critical" ? { pinned: true } : {}),
+      ...(headline === undefined ? {} : { summary: headline })
+    },
+    affordances: [suppress],
+    children: alerts
+  }
+}
+
+const intentionNode = (entry: Json, nowMs: number): Node => {
+  const data = record(entry.data)
+  const at = text(data.deliver_at)
+  const state = text(data.state) ?? "pending"
+  const due = state === "fired" || (state === "pending" && at !== undefined && Date.parse(at) <= nowMs)
+  const goal = text(data.goal) ?? ""
+  return {
+    id: String(entry.id),
+    type: "intention",
+    properties: {
+      entry_id: entry.id,
+      goal,
+      state,
+      source: entry.source,
+      deliver_at: at ?? null,
+      urgency: data.urgency ?? "normal",
+      due
+    },
+    meta: { salience: due ? 0.9 : 0.4, urgency: due ? "high" : "none", summary: goal },
+    affordances: [fire, cancel]
+  }
+}
+
+const suppressionNode = (entry: Json): Node => {
+  const data = record(entry.data)
+  return {
+    id: String(entry.id),
+    type: "suppression",
+    properties: {
+      entry_id: entry.id,
+      source: entry.source ?? null,
+      metric: data.metric ?? null,
+      level: data.suppress_level ?? null,
+      reason: data.reason ?? "",
+      expires: entry.expires ?? null
+    },
+    meta: { salience: 0.3 },
+    affordances: [clear]
+  }
+}
+
+const collection = (id: string, children: ReadonlyArray<Node>, summary: string): Node => ({
+  id,
+  type: "collection",
+  meta: { summary, total_children: children.length },
+  children
+})
+
+const bySource = (alerts: ReadonlyArray<unknown>): Map<string, Array<Node>> => {
+  const out = new Map<string, Array<Node>>()
+  for (const value of alerts) {
+    const entry = record(value)
+    const source = text(entry.source) ?? ""
+    const list = out.get(source) ?? []
+    list.push(alertNode(entry))
+    out.set(source, list)
+  }
+  return out
+}
+
+/**
+ * Builds the tree from a snapshot of the store (`nowMs` decides which intentions are due). Sources are those of the
+ * briefing plus any with active alerts, in name order; alerts keep the store's order (newest first).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const toTree = (snapshot: Snapshot, nowMs: number): Node => {
+  const briefing = record(snapshot.briefing)
+  const lines = record(briefing.sources)
+  const alerts = bySource(snapshot.alerts)
+  const names = [...new Set([...Object.keys(lines), ...alerts.keys()])].sort()
+  const sources = names.map((name) => sourceNode(name, record(lines[name]), alerts.get(name) ?? []))
+  const intentions = snapshot.intentions
+    .map((entry) => record(entry))
+    .filter((entry) => {
+      const state = text(record(entry.data).state)
+      return state === "pending" || state === "fired" || state === "active" || state === "snoozed"
+    })
+    .map((entry) => intentionNode(entry, nowMs))
+  const suppressions = snapshot.suppressions.map((entry) => suppressionNode(record(entry)))
+  const summary = text(briefing.summary) ?? ""
+  return {
+    id: "awareness",
+    type: "root",
+    properties: { summary, attention_needed: briefing.attention_needed === true },
+    meta: { summary },
+    children: [
+      collection("sources", sources, `${sources.length} sources`),
+      collection("intentions", intentions, `${intentions.length} open intentions`),
+      collection("suppressions", suppressions, `${suppressions.length} active suppressions`)
+    ]
+  }
+}

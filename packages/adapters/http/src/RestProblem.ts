@@ -1,0 +1,202 @@
+/**
+ * The RFC 9457 problems of the REST API: one class per status, each carrying the tool's error `code` and, where they
+ * apply, the offending `parameter`, a did-you-mean `suggestion` and the `valid` values.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as Schema from "effect/Schema"
+
+const fields = {
+  code: Schema.String,
+  parameter: Schema.optionalKey(Schema.String),
+  suggestion: Schema.optionalKey(Schema.String),
+  valid: Schema.optionalKey(Schema.Array(Schema.String)),
+  retryable: Schema.optionalKey(Schema.Boolean),
+  retry_after_sec: Schema.optionalKey(Schema.Number)
+}
+
+// `about:blank` problems: the HTTP status says what kind of problem it is, `code` says which.
+
+/**
+ * `400`: the request or a tool parameter is invalid (`code` is the tool's error code, e.g. `invalid_parameter`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class BadRequest extends HttpApiError.Problem<BadRequest>()(
+  "BadRequest",
+  { type: "about:blank", status: 400, title: "Bad Request" },
+  fields
+) {}
+
+/**
+ * `401`: auth is on and the request has no valid bearer token.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
+  "Unauthorized",
+  { type: "about:blank", status: 401, title: "Unauthorized" },
+  fields
+) {}
+
+/**
+ * `404`: no such route, tool, source or entry.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class NotFound extends HttpApiError.Problem<NotFound>()(
+  "NotFound",
+  { type: "about:blank", status: 404, title: "Not Found" },
+  fields
+) {}
+
+/**
+ * `409`: the request conflicts with the store (e.g. a schema that already exists).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Conflict extends HttpApiError.Problem<Conflict>()(
+  "Conflict",
+  { type: "about:blank", status: 409, title: "Conflict" },
+  fields
+) {}
+
+/**
+ * `413`: the body is over the limit.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { type: "about:blank", status: 413, title: "Content Too Large" },
+  fields
+) {}
+
+/**
+ * `429`: the owner's rate limit is exceeded (`retry_after_sec` says when to try again).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
+  "TooManyRequests",
+  { type: "about:blank", status: 429, title: "Too Many Requests" },
+  fields
+) {}
+
+/**
+ * `503`: the store is unavailable; retry later.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Unavailable extends HttpApiError.Problem<Unavailable>()(
+  "Unavailable",
+  { type: "about:blank", status: 503, title: "Service Unavailable" },
+  fields
+) {}
+
+/**
+ * `500`: the server failed unexpectedly; it keeps serving.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Internal extends HttpApiError.Problem<Internal>()(
+  "Internal",
+  { type: "about:blank", status: 500, title: "Internal Server Error" },
+  fields
+) {}
+
+/**
+ * Any of the problems.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Any =
+  | BadRequest
+  | Unauthorized
+  | NotFound
+  | Conflict
+  | PayloadTooLarge
+  | TooManyRequests
+  | Unavailable
+  | Internal
+
+const byCode: Record<string, 400 | 401 | 404 | 409 | 413 | 429 | 503> = {
+  invalid_parameter: 400,
+  invalid_params: 400,
+  bad_request: 400,
+  validation_failed: 400,
+  validation_error: 400,
+  invalid_schema: 400,
+  unauthorized: 401,
+  not_found: 404,
+  schema_not_found: 404,
+  schema_already_exists: 409,
+  schema_immutable: 409,
+  schema_in_use: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  unavailable: 503
+}
+
+/**
+ * What a problem says about a failure.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Detail {
+  readonly code: string
+  readonly message: string
+  readonly parameter?: string | undefined
+  readonly suggestion?: string | undefined
+  readonly valid?: ReadonlyArray<string> | undefined
+  readonly retryable?: boolean | undefined
+  readonly retry_after_sec?: number | undefined
+}
+
+/**
+ * The problem for a tool failure, its status chosen by the error code (`invalid_parameter` 400, `unauthorized` 401,
+ * `not_found` 404, `unavailable` 503, …; unknown codes 500).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromFailure = (failure: Detail): Any => {
+  const body: Record<string, unknown> = { code: failure.code, detail: failure.message }
+  if (failure.parameter !== undefined) body.parameter = failure.parameter
+  if (failure.suggestion !== undefined) body.suggestion = failure.suggestion
+  if (failure.valid !== undefined) body.valid = [...failure.valid]
+  if (failure.retryable !== undefined) body.retryable = failure.retryable
+  if (failure.retry_after_sec !== undefined) body.retry_after_sec = failure.retry_after_sec
+  // each class fixes its own type, status and title; the extension fields are the same for all
+  const fields = body as never
+  switch (byCode[failure.code]) {
+    case 400:
+      return new BadRequest(fields)
+    case 401:
+      return new Unauthorized(fields)
+    case 404:
+      return new NotFound(fields)
+    case 409:
+      return new Conflict(fields)
+    case 413:
+      return new PayloadTooLarge(fields)
+    case 429:
+      return new TooManyRequests(fields)
+    case 503:
+      return new Unavailable(fields)
+    default:
+      return new Internal(fields)
+  }
+}
