@@ -6,22 +6,13 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
-import { check } from "./Invariants.ts"
-import {
-  addCooldowns,
-  applyEdits,
-  better,
-  type CooldownState,
-  collect,
-  Heap,
-  nextCooldowns,
-  prng,
-  type RawCandidate,
-  Touched,
-  topValues
-} from "./internal/core.ts"
+import { byRank, emptyCooldowns, fail, finish, validate } from "./internal/allocation.ts"
+import { collect, Heap, prng, type RawCandidate, Touched } from "./internal/core.ts"
+import * as Optimal from "./internal/optimal.ts"
+import * as Pressure from "./internal/pressure.ts"
 import type { WorkingContext } from "./WorkingContext.ts"
+
+export { AllocatorInputError, defaults, resolveConfig } from "./internal/allocation.ts"
 
 /**
  * Allocator configuration. Only `budget` (in entries) is required; the defaults follow the seed:
@@ -44,20 +35,6 @@ export interface Config {
   /** Most recent tokens that must stay LOD0. */
   readonly recentTokens?: number | undefined
 }
-
-/**
- * The defaults applied to a {@link Config}.
- *
- * @category constants
- * @since 0.1.0
- */
-export const defaults = {
-  tauExpand: 0.2,
-  tauCollapse: 0.2,
-  maxActions: 4,
-  cooldownSteps: 2,
-  recentTokens: 128
-} as const
 
 /**
  * A {@link Config} with every default applied.
@@ -179,110 +156,6 @@ export interface Result<S extends Stats = Stats> {
   readonly actions: ReadonlyArray<Action>
   readonly cooldowns: Cooldowns
   readonly stats: S
-}
-
-/**
- * Raised (thrown by the synchronous allocators) when the context, the scores or the configuration are
- * unusable. The message names what is wrong; nothing is modified.
- *
- * @category errors
- * @since 0.1.0
- */
-export class AllocatorInputError extends Schema.TaggedError<AllocatorInputError>()("AllocatorInputError", {
-  message: Schema.String
-}) {}
-
-const fail = (message: string): never => {
-  throw new AllocatorInputError({ message })
-}
-
-const isNonNegativeInteger = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 0
-
-/**
- * Applies the defaults and validates a configuration, throwing an {@link AllocatorInputError} naming the
- * first bad field.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const resolveConfig = (config: Config): ResolvedConfig => {
-  const resolved = {
-    budget: config.budget,
-    tauExpand: config.tauExpand ?? defaults.tauExpand,
-    tauCollapse: config.tauCollapse ?? defaults.tauCollapse,
-    maxActions: config.maxActions ?? defaults.maxActions,
-    cooldownSteps: config.cooldownSteps ?? defaults.cooldownSteps,
-    recentTokens: config.recentTokens ?? defaults.recentTokens
-  }
-  if (!isNonNegativeInteger(resolved.budget)) fail(`budget must be an integer >= 0, got ${resolved.budget}`)
-  for (const name of ["tauExpand", "tauCollapse"] as const) {
-    const tau = resolved[name]
-    if (typeof tau !== "number" || !(tau >= 0 && tau <= 1)) fail(`${name} must be a number in [0, 1], got ${tau}`)
-  }
-  for (const name of ["maxActions", "cooldownSteps", "recentTokens"] as const) {
-    if (!isNonNegativeInteger(resolved[name])) fail(`${name} must be an integer >= 0, got ${resolved[name]}`)
-  }
-  return resolved
-}
-
-const validate = (wc: WorkingContext, scores: ArrayLike<number>, config: Config): ResolvedConfig => {
-  const resolved = resolveConfig(config)
-  if (scores === null || typeof scores !== "object" || typeof scores.length !== "number") {
-    fail("scores must be an array or Float32Array with one score per entry")
-  }
-  if (scores.length !== wc.entries.length) {
-    fail(`expected one score per entry (${wc.entries.length}), got ${scores.length}`)
-  }
-  for (let i = 0; i < scores.length; i++) {
-    const s = scores[i]!
-    if (!(s >= -1 && s <= 1)) fail(`score ${i} is ${s}; scores must be finite numbers in [-1, 1]`)
-  }
-  // Structure must be sound; a context that already has gists in the recent tail is accepted (the
-  // allocators never add any there), so small hand-built contexts work with the default tail.
-  const violations = check(wc, { budget: Number.POSITIVE_INFINITY, recentTokens: 0 })
-  if (violations.length > 0) {
-    fail(`the working context is invalid: ${violations[0]!.message} (${violations.length} violation(s))`)
-  }
-  return resolved
-}
-
-const emptyCooldowns: Cooldowns = new Map()
-
-/** Best first: higher value, then more recent (the order of `better`). */
-const byRank = (a: RawCandidate, b: RawCandidate): number => b.value - a.value || b.start - a.start
-
-const toAction = (edit: RawCandidate): Action => ({ kind: edit.kind, level: edit.level, start: edit.start })
-
-const finish = <S extends Stats>(
-  wc: WorkingContext,
-  applied: ReadonlyArray<RawCandidate>,
-  cooldowns: Cooldowns,
-  config: ResolvedConfig,
-  candidates: number,
-  extra: Omit<S, keyof Stats>
-): Result<S> => {
-  const { context } = applyEdits(wc, applied)
-  let expands = 0
-  let value = 0
-  for (const edit of applied) {
-    if (edit.kind === "expand") expands++
-    value += edit.value
-  }
-  const stats = {
-    expands,
-    collapses: applied.length - expands,
-    value,
-    costBefore: wc.entries.length,
-    costAfter: context.entries.length,
-    candidates,
-    ...extra
-  } as S
-  return {
-    context,
-    actions: applied.map(toAction),
-    cooldowns: nextCooldowns(cooldowns as ReadonlyMap<string, CooldownState>, applied, config.cooldownSteps),
-    stats
-  }
 }
 
 /**
@@ -450,61 +323,6 @@ export const stochastic = (
   return finish<Stats>(wc, applied, cooldowns, resolved, expands.length + collapses.length, {})
 }
 
-const interpolate = (values: ReadonlyArray<number>, prefix: ReadonlyArray<number>, x: number): number => {
-  const whole = Math.floor(x)
-  if (whole >= values.length) return prefix[values.length]!
-  return prefix[whole]! + (x - whole) * values[whole]!
-}
-
-const prefixSums = (values: ReadonlyArray<number>): Array<number> => {
-  const prefix = [0]
-  for (const v of values) prefix.push(prefix[prefix.length - 1]! + v)
-  return prefix
-}
-
-/**
- * The LP relaxation of the selection problem with conflicts dropped: at most `m` actions, and
- * (when anything is expanded) at most `sigma` more expands than collapses. `E` and `C` are expand and
- * collapse values in descending order. An upper bound on the optimum.
- *
- * @internal
- */
-const lpBound = (E: ReadonlyArray<number>, C: ReadonlyArray<number>, m: number, sigma: number): number => {
-  const PE = prefixSums(E)
-  const PC = prefixSums(C)
-  const F = (a: number) => interpolate(E, PE, a)
-  const G = (b: number) => interpolate(C, PC, b)
-  let best = G(Math.min(m, C.length))
-  for (let a = 1; a <= Math.min(m, E.length); a++) {
-    const b = Math.min(m - a, C.length)
-    if (b >= a - sigma) best = Math.max(best, F(a) + G(b))
-  }
-  for (let b = 0; b <= Math.min(m, C.length); b++) {
-    const a = Math.min(m - b, b + sigma, E.length)
-    if (a > 0) best = Math.max(best, F(a) + G(b))
-  }
-  const va = (m + sigma) / 2
-  const vb = (m - sigma) / 2
-  if (va > 0 && va <= E.length && vb >= 0 && vb <= C.length) best = Math.max(best, F(va) + G(vb))
-  return best
-}
-
-const topCandidates = (list: ReadonlyArray<RawCandidate>, k: number): Array<RawCandidate> => {
-  const top: Array<RawCandidate> = []
-  if (k <= 0) return top
-  for (const candidate of list) {
-    if (top.length === k && !better(candidate, top[k - 1]!)) continue
-    let pos = top.length < k ? top.length : k - 1
-    if (top.length < k) top.push(candidate)
-    while (pos > 0 && better(candidate, top[pos - 1]!)) {
-      top[pos] = top[pos - 1]!
-      pos--
-    }
-    top[pos] = candidate
-  }
-  return top
-}
-
 /**
  * The optimal allocator: among the same legal candidates as {@link greedy} (thresholds, legality,
  * cooldowns), picks the non-overlapping set of at most `maxActions` edits that maximises the sum of
@@ -520,109 +338,7 @@ const topCandidates = (list: ReadonlyArray<RawCandidate>, k: number): Array<RawC
  * @category allocators
  * @since 0.1.0
  */
-export const optimal = (
-  wc: WorkingContext,
-  scores: ArrayLike<number>,
-  config: Config,
-  cooldowns: Cooldowns = emptyCooldowns
-): Result<OptimalStats> => {
-  const resolved = validate(wc, scores, config)
-  const { expands, collapses } = collect(wc, scores, resolved, cooldowns)
-  const K = wc.blockSize
-  const m = resolved.maxActions
-  const cost0 = wc.entries.length
-  const n = wc.entries.length
-  // Group the expands by the collapse candidate whose span contains them.
-  const groupOf = new Int32Array(n).fill(-1)
-  for (let g = 0; g < collapses.length; g++) groupOf.fill(g, collapses[g]!.index, collapses[g]!.index + K)
-  const inGroup: Array<Array<RawCandidate>> = collapses.map(() => [])
-  const free: Array<RawCandidate> = []
-  for (const e of expands) {
-    const g = groupOf[e.index]!
-    if (g >= 0) inGroup[g]!.push(e)
-    else free.push(e)
-  }
-  // DP over (expands, collapses) counts; only reachable counts get cells.
-  const eMax = Math.min(m, expands.length)
-  const cMax = Math.min(m, collapses.length)
-  const width = cMax + 1
-  const cells = (eMax + 1) * width
-  const items = collapses.length + 1
-  const choice = new Int32Array(items * cells)
-  let current = new Float64Array(cells).fill(Number.NEGATIVE_INFINITY)
-  current[0] = 0
-  const groupExpands: Array<Array<RawCandidate>> = []
-  for (let item = 0; item < items; item++) {
-    const isFree = item === 0
-    const exps = topCandidates(isFree ? free : inGroup[item - 1]!, eMax)
-    groupExpands.push(exps)
-    const gains = prefixSums(exps.map((x) => x.value))
-    const collapseValue = isFree ? 0 : collapses[item - 1]!.value
-    const next = current.slice()
-    const base = item * cells
-    // Option 0 (nothing) is the copy above; its choice stays 0.
-    for (let e = 0; e <= eMax; e++) {
-      for (let c = 0; c <= cMax && e + c <= m; c++) {
-        const from = current[e * width + c]!
-        if (from === Number.NEGATIVE_INFINITY) continue
-        if (!isFree && c < cMax && e + c + 1 <= m) {
-          const to = e * width + c + 1
-          const v = from + collapseValue
-          if (v > next[to]!) {
-            next[to] = v
-            choice[base + to] = 1
-          }
-        }
-        for (let t = 1; t <= exps.length && e + t <= eMax && e + t + c <= m; t++) {
-          const to = (e + t) * width + c
-          const v = from + gains[t]!
-          if (v > next[to]!) {
-            next[to] = v
-            choice[base + to] = t + 1
-          }
-        }
-      }
-    }
-    current = next
-  }
-  let bestCell = 0
-  let bestValue = 0
-  for (let e = 0; e <= eMax; e++) {
-    for (let c = 0; c <= cMax && e + c <= m; c++) {
-      const v = current[e * width + c]!
-      if (v === Number.NEGATIVE_INFINITY) continue
-      if (e > 0 && cost0 + (e - c) * (K - 1) > resolved.budget) continue
-      if (v > bestValue) {
-        bestValue = v
-        bestCell = e * width + c
-      }
-    }
-  }
-  const chosenCollapses: Array<RawCandidate> = []
-  const chosenExpands: Array<RawCandidate> = []
-  let cell = bestCell
-  for (let item = items - 1; item >= 0; item--) {
-    const option = choice[item * cells + cell]!
-    if (option === 1) {
-      chosenCollapses.push(collapses[item - 1]!)
-      cell -= 1
-    } else if (option >= 2) {
-      const t = option - 1
-      for (let i = 0; i < t; i++) chosenExpands.push(groupExpands[item]![i]!)
-      cell -= t * width
-    }
-  }
-  chosenCollapses.sort(byRank)
-  chosenExpands.sort(byRank)
-  const applied = chosenCollapses.concat(chosenExpands)
-  const bound = lpBound(topValues(expands, m), topValues(collapses, m), m, (resolved.budget - cost0) / (K - 1))
-  let value = 0
-  for (const edit of applied) value += edit.value
-  return finish<OptimalStats>(wc, applied, cooldowns, resolved, expands.length + collapses.length, {
-    bound,
-    gap: Math.max(0, bound - value)
-  })
-}
+export const optimal = Optimal.optimal
 
 /**
  * Options for {@link relieve}: the budget to get under and the protected recent tail (default 128).
@@ -648,70 +364,7 @@ export interface RelieveConfig {
  * @category allocators
  * @since 0.1.0
  */
-export const relieve = (
-  wc: WorkingContext,
-  scores: ArrayLike<number>,
-  config: RelieveConfig,
-  cooldowns: Cooldowns = emptyCooldowns
-): Result => {
-  const full: Config = { budget: config.budget, recentTokens: config.recentTokens, cooldownSteps: config.cooldownSteps }
-  const resolved = validate(wc, scores, full)
-  // Every legal group qualifies: a mean is always < 2, and no score is > 1.
-  const pressure: ResolvedConfig = { ...resolved, tauExpand: 1, tauCollapse: -2 }
-  const K = wc.blockSize
-  const actions: Array<Action> = []
-  const all: Array<RawCandidate> = []
-  let context = wc
-  let current: ArrayLike<number> = scores
-  let considered = 0
-  let value = 0
-  while (context.entries.length > resolved.budget) {
-    const { collapses } = collect(context, current, pressure, emptyCooldowns)
-    if (collapses.length === 0) break
-    considered += collapses.length
-    const blocked = (c: RawCandidate) => {
-      const cd = cooldowns.get(`${c.level + 1}:${c.start}`)
-      return cd !== undefined && cd.action === "expand" && cd.remaining > 0 ? 1 : 0
-    }
-    collapses.sort((a, b) => blocked(a) - blocked(b) || a.score - b.score || a.start - b.start)
-    const over = Math.ceil((context.entries.length - resolved.budget) / (K - 1))
-    const chosen = collapses.slice(0, over)
-    const applied = applyEdits(context, chosen)
-    // Scores of the new context: a collapsed group gets its mean, everything else keeps its own.
-    const nextScores = new Float64Array(applied.context.entries.length)
-    const sorted = chosen.slice().sort((a, b) => a.index - b.index)
-    let src = 0
-    let dst = 0
-    for (const edit of sorted) {
-      while (src < edit.index) nextScores[dst++] = current[src++]!
-      nextScores[dst++] = edit.score
-      src += K
-    }
-    while (src < current.length) nextScores[dst++] = current[src++]!
-    current = nextScores
-    context = applied.context
-    for (const edit of sorted) {
-      actions.push(toAction(edit))
-      all.push(edit)
-      value += -edit.score
-    }
-  }
-  const next = new Map(cooldowns as ReadonlyMap<string, CooldownState>)
-  addCooldowns(next, all, resolved.cooldownSteps)
-  return {
-    context,
-    actions,
-    cooldowns: next,
-    stats: {
-      expands: 0,
-      collapses: actions.length,
-      value,
-      costBefore: wc.entries.length,
-      costAfter: context.entries.length,
-      candidates: considered
-    }
-  }
-}
+export const relieve = Pressure.relieve
 
 /**
  * Options for {@link fill}: the budget never to exceed, the `floor` to fill up to (default `budget`),
@@ -742,76 +395,7 @@ export interface FillConfig {
  * @category allocators
  * @since 0.1.0
  */
-export const fill = (
-  wc: WorkingContext,
-  scores: ArrayLike<number>,
-  config: FillConfig,
-  cooldowns: Cooldowns = emptyCooldowns
-): Result => {
-  const resolved = validate(wc, scores, {
-    budget: config.budget,
-    tauCollapse: config.tauCollapse,
-    recentTokens: config.recentTokens,
-    cooldownSteps: config.cooldownSteps
-  })
-  const floor = config.floor ?? resolved.budget
-  if (typeof floor !== "number" || Number.isNaN(floor)) fail(`floor must be a number, got ${floor}`)
-  const slack: ResolvedConfig = { ...resolved, tauExpand: -resolved.tauCollapse, tauCollapse: 2 }
-  const K = wc.blockSize
-  const actions: Array<Action> = []
-  const all: Array<RawCandidate> = []
-  let context = wc
-  let current: ArrayLike<number> = scores
-  let considered = 0
-  let value = 0
-  while (context.entries.length < floor && context.entries.length + K - 1 <= resolved.budget) {
-    const { expands } = collect(context, current, slack, cooldowns)
-    if (expands.length === 0) break
-    considered += expands.length
-    expands.sort(byRank)
-    const chosen: Array<RawCandidate> = []
-    let cost = context.entries.length
-    for (const candidate of expands) {
-      if (cost >= floor || cost + K - 1 > resolved.budget) break
-      chosen.push(candidate)
-      cost += K - 1
-    }
-    const applied = applyEdits(context, chosen)
-    // Scores of the new context: children inherit their parent's score.
-    const nextScores = new Float64Array(applied.context.entries.length)
-    const sorted = chosen.slice().sort((a, b) => a.index - b.index)
-    let src = 0
-    let dst = 0
-    for (const edit of sorted) {
-      while (src < edit.index) nextScores[dst++] = current[src++]!
-      for (let c = 0; c < K; c++) nextScores[dst++] = edit.score
-      src += 1
-    }
-    while (src < current.length) nextScores[dst++] = current[src++]!
-    current = nextScores
-    context = applied.context
-    for (const edit of chosen) {
-      actions.push(toAction(edit))
-      all.push(edit)
-      value += edit.score
-    }
-  }
-  const next = new Map(cooldowns as ReadonlyMap<string, CooldownState>)
-  addCooldowns(next, all, resolved.cooldownSteps)
-  return {
-    context,
-    actions,
-    cooldowns: next,
-    stats: {
-      expands: actions.length,
-      collapses: 0,
-      value,
-      costBefore: wc.entries.length,
-      costAfter: context.entries.length,
-      candidates: considered
-    }
-  }
-}
+export const fill = Pressure.fill
 
 /**
  * Expand and collapse thresholds.
