@@ -5,45 +5,10 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Token from "../src/Token.ts"
 import { connectHttp, ok, settingsFor, startHttp } from "./harness.ts"
+import { send } from "./slop.ts"
 
 const secret = "test-secret-that-is-long-enough"
 const tokenFor = (sub: string) => Token.sign({ sub, secret, nowSec: Math.floor(Date.now() / 1000), expiresInSec: 3600 })
-
-interface Reply {
-  readonly status: number
-  readonly type: string
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON that the tests walk freely
-  readonly body: any
-}
-
-/** A request as a reporter's `curl` would send it. */
-export const send = (
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {}
-): Effect.Effect<Reply> =>
-  Effect.promise(async () => {
-    const response = await fetch(
-      `${base}${path}`,
-      body === undefined
-        ? { method, headers }
-        : {
-            method,
-            headers: { "content-type": "application/json", ...headers },
-            body: typeof body === "string" ? body : JSON.stringify(body)
-          }
-    )
-    const text = await response.text()
-    let parsed: unknown = text
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, type: response.headers.get("content-type") ?? "", body: parsed }
-  })
 
 const memory = { _tag: "embedded", dataDir: "memory://" } as const
 
