@@ -15,7 +15,8 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Allocator from "./Allocator.ts"
 import { Gister, type GisterError } from "./Gister.ts"
-import { applyEdits, flattenEmbeddings, locate } from "./internal/core.ts"
+import { flattenEmbeddings } from "./internal/core.ts"
+import * as Refocus from "./internal/refocus.ts"
 import { LensScorer, type LensScorerError } from "./LensScorer.ts"
 import { LodTree, type LodTreeError, type TokenEmbeddings } from "./LodTree.ts"
 import * as WorkingContext from "./WorkingContext.ts"
@@ -283,75 +284,53 @@ const resolveOptions = (options: FocusOptions): Effect.Effect<ResolvedFocusOptio
     })
   })
 
-const percentile = (values: Float64Array, p: number): number => {
-  if (values.length === 0) return 0
-  const sorted = Float64Array.from(values).sort()
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
-}
-
-const mean = (values: ArrayLike<number>): number => {
-  if (values.length === 0) return 0
-  let sum = 0
-  for (let i = 0; i < values.length; i++) sum += values[i]!
-  return sum / values.length
-}
-
-/** Carries entry ages through actions applied one after the other (new entries start at age 0). */
-const replayAges = (
-  wc: WorkingContext.WorkingContext,
-  actions: ReadonlyArray<Allocator.Action>,
-  ages: Float64Array
-): Float64Array => {
-  let context = wc
-  let current = ages
-  for (const action of actions) {
-    const step = applyEdits(context, locate(context, [action]), current)
-    context = step.context
-    current = step.ages!
-  }
-  return current
-}
-
-const tryAllocate = <A>(f: () => A): Effect.Effect<A, Allocator.AllocatorInputError> =>
-  Effect.try({
-    try: f,
-    catch: (error) =>
-      error instanceof Allocator.AllocatorInputError
-        ? error
-        : new Allocator.AllocatorInputError({ message: `allocator failed: ${String(error)}` })
+/** Publishes a refocus to the Effect metrics and the debug log. */
+const publish = (event: FocusEvent, budget: number) =>
+  Effect.gen(function* () {
+    yield* Metric.update(metrics.swapRate, event.swap_rate)
+    yield* Metric.update(metrics.utilization, event.utilization)
+    yield* Metric.update(metrics.residencyMean, event.residency_mean)
+    yield* Metric.update(metrics.residencyP95, event.residency_p95)
+    yield* Metric.update(metrics.budgetCompliance, event.budget_compliance)
+    yield* Metric.update(metrics.focusCoherence, event.focus_coherence)
+    yield* Metric.update(metrics.refocuses, 1)
+    yield* Metric.update(metrics.expands, event.num_expand + event.num_fill)
+    yield* Metric.update(metrics.collapses, event.num_collapse + event.num_relief)
+    if (event.wc_length > budget) yield* Metric.update(metrics.budgetViolations, 1)
+    yield* Effect.logDebug("focus_allocator").pipe(Effect.annotateLogs({ ...event }))
   })
 
-const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
-  Effect.gen(function* () {
-    const opts = yield* resolveOptions(options)
-    const scorer = yield* LensScorer
-    const gister = yield* Gister
-    const tree = yield* LodTree.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
-      Effect.mapError((error) => new FocusConfigError({ message: error.message }))
-    )
-    const target = opts.budget - opts.refocusEvery
-    const state = yield* Ref.make<State>({
-      wc: WorkingContext.fromTokens(0, opts),
-      ages: new Float64Array(0),
-      cooldowns: new Map(),
-      thresholds: { tauExpand: opts.tauExpand, tauCollapse: opts.tauCollapse },
-      sinceRefocus: 0,
-      history: [],
-      totals: {
-        appendedTokens: 0,
-        refocuses: 0,
-        expands: 0,
-        collapses: 0,
-        reliefCollapses: 0,
-        fillExpands: 0,
-        budgetChecks: 0,
-        budgetViolations: 0
-      },
-      events: []
-    })
-    const lock = yield* Semaphore.make(1)
+/** The state of a loop over an empty history. */
+const initialState = (opts: ResolvedFocusOptions): State => ({
+  wc: WorkingContext.fromTokens(0, opts),
+  ages: new Float64Array(0),
+  cooldowns: new Map(),
+  thresholds: { tauExpand: opts.tauExpand, tauCollapse: opts.tauCollapse },
+  sinceRefocus: 0,
+  history: [],
+  totals: {
+    appendedTokens: 0,
+    refocuses: 0,
+    expands: 0,
+    collapses: 0,
+    reliefCollapses: 0,
+    fillExpands: 0,
+    budgetChecks: 0,
+    budgetViolations: 0
+  },
+  events: []
+})
 
-    const score = Effect.fnUntraced(function* (wc: WorkingContext.WorkingContext) {
+const checkBudget = (budget: number, totals: FocusTotals, wc: WorkingContext.WorkingContext): FocusTotals => ({
+  ...totals,
+  budgetChecks: totals.budgetChecks + 1,
+  budgetViolations: totals.budgetViolations + (wc.entries.length > budget ? 1 : 0)
+})
+
+/** Scores every entry of a working context with the scorer, from the tree's entries and its recent tail. */
+const scoreWith =
+  (opts: ResolvedFocusOptions, tree: LodTree, scorer: LensScorer["Service"]) => (wc: WorkingContext.WorkingContext) =>
+    Effect.gen(function* () {
       const entries = yield* tree.gather(wc.entries)
       const n = wc.entries.length
       const levels = new Uint8Array(n)
@@ -364,187 +343,93 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
       return yield* scorer.score(entries, levels, positions, tail)
     })
 
-    const checkBudget = (totals: FocusTotals, wc: WorkingContext.WorkingContext): FocusTotals => ({
-      ...totals,
-      budgetChecks: totals.budgetChecks + 1,
-      budgetViolations: totals.budgetViolations + (wc.entries.length > opts.budget ? 1 : 0)
+/** One refocus (see internal/refocus): the allocator rounds, relief or fill, then the new state and its event. */
+const refocusOnce = <E>(opts: ResolvedFocusOptions, score: Refocus.Score<E>, state: Ref.Ref<State>) =>
+  Effect.gen(function* () {
+    const before = yield* Ref.get(state)
+    const thresholds = before.thresholds
+    const target = opts.budget - opts.refocusEvery
+    const limits: Refocus.Limits = {
+      target,
+      floor: Math.min(target, Math.floor(opts.minUtilization * opts.budget)),
+      thresholds
+    }
+    let placement: Refocus.Placement = before
+    let rounds = { expands: 0, collapses: 0, firstScores: new Float32Array(0) as Float32Array, coherence: 1 }
+    let settled = { relief: 0, filled: 0 }
+    if (before.wc.totalTokens > 0) {
+      const allocated = yield* Refocus.allocate(opts, limits, score, placement)
+      const done = yield* Refocus.settle(opts, limits, score, allocated.placement)
+      placement = done.placement
+      const { expands, collapses, firstScores, coherence } = allocated
+      rounds = { expands, collapses, firstScores, coherence }
+      settled = { relief: done.relief, filled: done.filled }
+    }
+    const { wc } = placement
+    const totals = checkBudget(
+      opts.budget,
+      {
+        ...before.totals,
+        refocuses: before.totals.refocuses + 1,
+        expands: before.totals.expands + rounds.expands,
+        collapses: before.totals.collapses + rounds.collapses,
+        reliefCollapses: before.totals.reliefCollapses + settled.relief,
+        fillExpands: before.totals.fillExpands + settled.filled
+      },
+      wc
+    )
+    const history = [...before.history, wc.entries.length].slice(-8)
+    const at = yield* Clock.currentTimeMillis
+    const event = Refocus.event(opts, { at, placement, totals, thresholds, ...rounds, ...settled })
+    yield* Ref.set(state, {
+      ...placement,
+      thresholds: opts.adaptive ? Allocator.adaptThresholds(history, thresholds, { budget: target }) : thresholds,
+      sinceRefocus: 0,
+      history,
+      totals,
+      events: [...before.events, event].slice(-256)
     })
+    yield* publish(event, opts.budget)
+    return event
+  })
 
-    const refocusUnlocked = Effect.fnUntraced(function* () {
-      const before = yield* Ref.get(state)
-      let { wc, ages, cooldowns } = before
-      const thresholds = before.thresholds
-      let expands = 0
-      let collapses = 0
-      let relief = 0
-      let filled = 0
-      const floor = Math.min(target, Math.floor(opts.minUtilization * opts.budget))
-      // Below the utilisation floor nothing is collapsed (tauCollapse 1 admits no mean): the budget is
-      // there to be used, as upstream only collapses over its soft maximum.
-      const configFor = (cost: number): Allocator.Config => ({
-        budget: target,
-        tauExpand: thresholds.tauExpand,
-        tauCollapse: cost < floor ? 1 : thresholds.tauCollapse,
-        maxActions: opts.maxActions,
-        cooldownSteps: opts.cooldownSteps,
-        recentTokens: opts.recentTokens
-      })
-      let firstScores: Float32Array = new Float32Array(0)
-      const high = new Set<string>()
-      let expandedHigh = 0
-      if (wc.totalTokens > 0) {
-        for (let round = 0; round < opts.iterations; round++) {
-          const scores = yield* score(wc)
-          if (round === 0) {
-            firstScores = scores
-            for (let i = 0; i < scores.length; i++) {
-              if (scores[i]! > Math.fround(thresholds.tauExpand))
-                high.add(WorkingContext.key(wc.entries[i]!.level, wc.entries[i]!.start))
-            }
-          }
-          const current = wc
-          const config = configFor(wc.entries.length)
-          const result = yield* tryAllocate(() =>
-            opts.strategy === "optimal"
-              ? Allocator.optimal(current, scores, config, cooldowns)
-              : Allocator.greedy(current, scores, config, cooldowns)
-          )
-          ages = replayAges(wc, result.actions, ages)
-          for (let i = 0; i < ages.length; i++) ages[i]! += 1
-          wc = result.context
-          cooldowns = result.cooldowns
-          expands += result.stats.expands
-          collapses += result.stats.collapses
-          for (const action of result.actions) {
-            if (action.kind === "expand" && high.has(WorkingContext.key(action.level, action.start))) expandedHigh++
-          }
-          if (result.actions.length === 0) break
-        }
-        if (wc.entries.length > target) {
-          const scores = yield* score(wc)
-          const current = wc
-          const currentCooldowns = cooldowns
-          const result = yield* tryAllocate(() =>
-            Allocator.relieve(
-              current,
-              scores,
-              { budget: target, recentTokens: opts.recentTokens, cooldownSteps: opts.cooldownSteps },
-              currentCooldowns
-            )
-          )
-          ages = replayAges(wc, result.actions, ages)
-          wc = result.context
-          cooldowns = result.cooldowns
-          relief = result.actions.length
-        } else if (wc.entries.length < floor) {
-          const scores = yield* score(wc)
-          const current = wc
-          const currentCooldowns = cooldowns
-          const result = yield* tryAllocate(() =>
-            Allocator.fill(
-              current,
-              scores,
-              {
-                budget: target,
-                floor,
-                tauCollapse: 1,
-                recentTokens: opts.recentTokens,
-                cooldownSteps: opts.cooldownSteps
-              },
-              currentCooldowns
-            )
-          )
-          ages = replayAges(wc, result.actions, ages)
-          wc = result.context
-          cooldowns = result.cooldowns
-          filled = result.actions.length
-        }
-      }
-      const totals = checkBudget(
-        {
-          ...before.totals,
-          refocuses: before.totals.refocuses + 1,
-          expands: before.totals.expands + expands,
-          collapses: before.totals.collapses + collapses,
-          reliefCollapses: before.totals.reliefCollapses + relief,
-          fillExpands: before.totals.fillExpands + filled
-        },
-        wc
-      )
-      const history = [...before.history, wc.entries.length].slice(-8)
-      const nextThresholds = opts.adaptive
-        ? Allocator.adaptThresholds(history, thresholds, { budget: target })
-        : thresholds
-      const length = wc.entries.length
-      const scoreMean = mean(firstScores)
-      let variance = 0
-      let scoreMin = 0
-      let scoreMax = 0
-      for (let i = 0; i < firstScores.length; i++) {
-        const s = firstScores[i]!
-        variance += (s - scoreMean) ** 2
-        scoreMin = i === 0 ? s : Math.min(scoreMin, s)
-        scoreMax = i === 0 ? s : Math.max(scoreMax, s)
-      }
-      const event: FocusEvent = {
-        type: "focus_allocator",
-        at: yield* Clock.currentTimeMillis,
-        step: totals.refocuses,
-        total_tokens: wc.totalTokens,
-        wc_length: length,
-        num_expand: expands,
-        num_collapse: collapses,
-        num_relief: relief,
-        num_fill: filled,
-        swap_rate: length > 0 ? (expands + collapses + relief + filled) / length : 0,
-        utilization: length / opts.budget,
-        residency_mean: mean(ages),
-        residency_p95: percentile(ages, 0.95),
-        budget_compliance: 1 - totals.budgetViolations / totals.budgetChecks,
-        focus_coherence: high.size === 0 ? 1 : expandedHigh / high.size,
-        score_mean: scoreMean,
-        score_std: firstScores.length > 0 ? Math.sqrt(variance / firstScores.length) : 0,
-        score_min: scoreMin,
-        score_max: scoreMax,
-        tau_expand: thresholds.tauExpand,
-        tau_collapse: thresholds.tauCollapse
-      }
-      yield* Ref.set(state, {
-        wc,
-        ages,
-        cooldowns,
-        thresholds: nextThresholds,
-        sinceRefocus: 0,
-        history,
-        totals,
-        events: [...before.events, event].slice(-256)
-      })
-      yield* Metric.update(metrics.swapRate, event.swap_rate)
-      yield* Metric.update(metrics.utilization, event.utilization)
-      yield* Metric.update(metrics.residencyMean, event.residency_mean)
-      yield* Metric.update(metrics.residencyP95, event.residency_p95)
-      yield* Metric.update(metrics.budgetCompliance, event.budget_compliance)
-      yield* Metric.update(metrics.focusCoherence, event.focus_coherence)
-      yield* Metric.update(metrics.refocuses, 1)
-      yield* Metric.update(metrics.expands, expands + filled)
-      yield* Metric.update(metrics.collapses, collapses + relief)
-      if (length > opts.budget) yield* Metric.update(metrics.budgetViolations, 1)
-      yield* Effect.logDebug("focus_allocator").pipe(Effect.annotateLogs({ ...event }))
-      return event
-    })
+/** Appends `count` tokens to the tree and the working context; every entry ages by `count`. */
+const appendChunk = (
+  opts: ResolvedFocusOptions,
+  tree: LodTree,
+  state: Ref.Ref<State>,
+  chunk: Float32Array,
+  count: number
+) =>
+  Effect.gen(function* () {
+    yield* LodTree.append(tree, chunk)
+    const before = yield* Ref.get(state)
+    const wc = WorkingContext.append(before.wc, count)
+    const ages = new Float64Array(wc.entries.length)
+    for (let i = 0; i < before.ages.length; i++) ages[i] = before.ages[i]! + count
+    for (let j = 0; j < count; j++) ages[before.ages.length + j] = count - 1 - j
+    const totals = checkBudget(
+      opts.budget,
+      { ...before.totals, appendedTokens: before.totals.appendedTokens + count },
+      wc
+    )
+    if (wc.entries.length > opts.budget) yield* Metric.update(metrics.budgetViolations, 1)
+    yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
+  })
 
-    const appendChunk = Effect.fnUntraced(function* (chunk: Float32Array, count: number) {
-      yield* LodTree.append(tree, chunk).pipe(Effect.provideService(Gister, gister))
-      const before = yield* Ref.get(state)
-      const wc = WorkingContext.append(before.wc, count)
-      const ages = new Float64Array(wc.entries.length)
-      for (let i = 0; i < before.ages.length; i++) ages[i] = before.ages[i]! + count
-      for (let j = 0; j < count; j++) ages[before.ages.length + j] = count - 1 - j
-      const totals = checkBudget({ ...before.totals, appendedTokens: before.totals.appendedTokens + count }, wc)
-      if (wc.entries.length > opts.budget) yield* Metric.update(metrics.budgetViolations, 1)
-      yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
-    })
+const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
+  Effect.gen(function* () {
+    const opts = yield* resolveOptions(options)
+    const scorer = yield* LensScorer
+    const gister = yield* Gister
+    const tree = yield* LodTree.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
+      Effect.mapError((error) => new FocusConfigError({ message: error.message }))
+    )
+    const state = yield* Ref.make<State>(initialState(opts))
+    const lock = yield* Semaphore.make(1)
+    const refocusUnlocked = () => refocusOnce(opts, scoreWith(opts, tree, scorer), state)
 
+    // Refocuses whenever refocusEvery tokens arrived since the last one, so a long input refocuses on the way.
     const append = (input: TokenEmbeddings): Effect.Effect<ReadonlyArray<FocusEvent>, FocusError> =>
       Semaphore.withPermits(
         lock,
@@ -567,24 +452,13 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
             }
             if (offset >= n) break
             const take = Math.min(n - offset, opts.refocusEvery - current.sinceRefocus)
-            yield* appendChunk(embeddings.subarray(offset * opts.dim, (offset + take) * opts.dim), take)
+            const chunk = embeddings.subarray(offset * opts.dim, (offset + take) * opts.dim)
+            yield* appendChunk(opts, tree, state, chunk, take).pipe(Effect.provideService(Gister, gister))
             offset += take
           }
           return events
         })
       )
-
-    const snapshot = Effect.map(
-      Ref.get(state),
-      (s): FocusSnapshot => ({
-        context: s.wc,
-        cooldowns: s.cooldowns,
-        thresholds: s.thresholds,
-        ages: Array.from(s.ages),
-        tokensSinceRefocus: s.sinceRefocus,
-        totals: s.totals
-      })
-    )
 
     return {
       options: opts,
@@ -592,7 +466,17 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
       append,
       refocus: Semaphore.withPermits(lock, 1, refocusUnlocked()),
       context: Effect.map(Ref.get(state), (s) => s.wc),
-      snapshot,
+      snapshot: Effect.map(
+        Ref.get(state),
+        (s): FocusSnapshot => ({
+          context: s.wc,
+          cooldowns: s.cooldowns,
+          thresholds: s.thresholds,
+          ages: Array.from(s.ages),
+          tokensSinceRefocus: s.sinceRefocus,
+          totals: s.totals
+        })
+      ),
       events: Effect.map(Ref.get(state), (s) => s.events)
     } satisfies FocusShape
   })
