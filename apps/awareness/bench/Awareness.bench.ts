@@ -91,7 +91,12 @@ const settings = {
   logLevel: "Warn" as const,
   otlpEndpoint: Option.none(),
   watchIntervalMs: 5000,
-  allowedOrigins: []
+  allowedOrigins: [],
+  clockSkewSec: 30,
+  maxBodyBytes: 1_048_576,
+  sessionIdleMs: 3_600_000,
+  maxSessions: 1000,
+  socketTimeoutMs: 60_000
 }
 const context = await Effect.runPromise(
   Layer.buildWithScope(

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { createServer } from "node:http"
+import { createServer, type Server as HttpNodeServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { SlopServer } from "@heed/http"
@@ -20,6 +20,7 @@ import * as Redacted from "effect/Redacted"
 import { Backend } from "./Backend.ts"
 import * as Changes from "./Changes.ts"
 import * as Edge from "./Edge.ts"
+import * as McpGuard from "./McpGuard.ts"
 import type { Settings } from "./Settings.ts"
 import * as Token from "./Token.ts"
 
@@ -33,7 +34,7 @@ import * as Token from "./Token.ts"
 export const ownerOf = (settings: Settings, authorization: string | undefined, nowSec: number): string | undefined => {
   const token = Token.fromAuthorization(authorization)
   if (token !== undefined && Option.isSome(settings.secret)) {
-    const verdict = Token.verify(token, Redacted.value(settings.secret.value), nowSec)
+    const verdict = Token.verify(token, Redacted.value(settings.secret.value), nowSec, settings.clockSkewSec)
     if (verdict.ok) return verdict.claims.sub
     return undefined
   }
@@ -143,24 +144,59 @@ export const httpApp = (settings: Settings, startedAt: number) =>
     }),
     healthRoute(startedAt),
     authMiddleware(settings),
-    Edge.layerFromEnv(settings)
+    Edge.layerFromEnv(settings),
+    McpGuard.layer({
+      path: "/mcp",
+      maxBodyBytes: settings.maxBodyBytes,
+      sessionIdleMs: settings.sessionIdleMs,
+      maxSessions: settings.maxSessions
+    })
   ).pipe(Layer.provide(resolverLayer(settings)), Layer.provide(Changes.layer))
 
 /**
+ * Closes connections that neither send nor read for `timeoutMs` (a client that stops reading its responses would
+ * otherwise hold them in memory without bound). Server-sent event streams stay open while the client reads them:
+ * their keep-alive comments count as activity.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const withSocketTimeout = (server: HttpNodeServer, timeoutMs: number): HttpNodeServer => {
+  if (timeoutMs > 0) {
+    server.setTimeout(timeoutMs)
+    // An upgraded (WebSocket) connection keeps its own liveness checks; it may stay quiet between messages.
+    server.on("upgrade", (request) => request.socket.setTimeout(0))
+  }
+  return server
+}
+
+/**
  * Serves the HTTP application on `settings.host:settings.port` (in-flight requests get 10 s to finish on shutdown).
+ * `onServer` sees the Node server before it listens (tests use it to watch its connections).
  *
  * @category layers
  * @since 0.1.0
  */
-export const layerHttp = (settings: Settings, startedAt: number) =>
+export const layerHttp = (
+  settings: Settings,
+  startedAt: number,
+  onServer: (server: HttpNodeServer) => void = () => undefined
+) =>
   HttpRouter.serve(httpApp(settings, startedAt), { disableLogger: true }).pipe(
     Layer.provideMerge(
-      NodeHttpServer.layer(() => createServer(), {
-        port: settings.port,
-        host: settings.host,
-        gracefulShutdownTimeout: "10 seconds",
-        websocket: SlopServer.websocketOptions()
-      })
+      NodeHttpServer.layer(
+        () => {
+          const server = withSocketTimeout(createServer(), settings.socketTimeoutMs)
+          onServer(server)
+          return server
+        },
+        {
+          port: settings.port,
+          host: settings.host,
+          gracefulShutdownTimeout: "10 seconds",
+          websocket: SlopServer.websocketOptions()
+        }
+      )
     )
   )
 

@@ -2,8 +2,9 @@
  * The awareness server's settings, from command-line flags first, then the environment, then defaults:
  * `HEED_PORT` (8420), `HEED_HOST` (127.0.0.1), `HEED_DATA_DIR` (`.heed/data`, embedded PGlite), `DATABASE_URL`
  * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
- * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000)
- * and `OTEL_EXPORTER_OTLP_ENDPOINT`.
+ * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
+ * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
+ * (1000), `HEED_SOCKET_TIMEOUT_SEC` (60) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
  */
@@ -35,6 +36,16 @@ export interface Settings {
   readonly watchIntervalMs: number
   /** Browser origins allowed to call `/mcp` (requests with any other `Origin` header get 403). */
   readonly allowedOrigins: ReadonlyArray<string>
+  /** Clock skew tolerated on bearer tokens' `exp` and `nbf`, in seconds. */
+  readonly clockSkewSec: number
+  /** The largest request body accepted on `/mcp`, in bytes (larger ones get 413). */
+  readonly maxBodyBytes: number
+  /** An MCP session without requests for this long ends, in milliseconds (0: never). */
+  readonly sessionIdleMs: number
+  /** The most MCP sessions open at once. */
+  readonly maxSessions: number
+  /** A connection that neither sends nor reads for this long is closed, in milliseconds (0: never). */
+  readonly socketTimeoutMs: number
 }
 
 /**
@@ -90,7 +101,12 @@ export const load = (overrides: Overrides = {}) =>
       logLevel: Config.LogLevel("HEED_LOG_LEVEL").pipe(Config.withDefault("Info" as LogLevel.LogLevel)),
       otlpEndpoint: Config.String("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.option),
       watchIntervalMs: Config.Int("HEED_WATCH_INTERVAL_MS").pipe(Config.withDefault(5000)),
-      allowedOrigins: Config.String("HEED_ALLOWED_ORIGINS").pipe(Config.withDefault(""))
+      allowedOrigins: Config.String("HEED_ALLOWED_ORIGINS").pipe(Config.withDefault("")),
+      clockSkewSec: Config.Int("HEED_CLOCK_SKEW_SEC").pipe(Config.withDefault(30)),
+      maxBodyBytes: Config.Int("HEED_MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
+      sessionIdleSec: Config.Int("HEED_SESSION_IDLE_SEC").pipe(Config.withDefault(3600)),
+      maxSessions: Config.Int("HEED_MAX_SESSIONS").pipe(Config.withDefault(1000)),
+      socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60))
     })
     const databaseOverride =
       overrides.databaseUrl !== undefined && Option.isSome(overrides.databaseUrl)
@@ -110,7 +126,12 @@ export const load = (overrides: Overrides = {}) =>
       allowedOrigins: env.allowedOrigins
         .split(",")
         .map((origin) => origin.trim())
-        .filter((origin) => origin !== "")
+        .filter((origin) => origin !== ""),
+      clockSkewSec: Math.max(0, env.clockSkewSec),
+      maxBodyBytes: Math.max(1024, env.maxBodyBytes),
+      sessionIdleMs: Math.max(0, env.sessionIdleSec) * 1000,
+      maxSessions: Math.max(1, env.maxSessions),
+      socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000
     }
     if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {
       return yield* Effect.fail(

@@ -16,6 +16,8 @@ export interface Claims {
   readonly sub: string
   readonly iat: number
   readonly exp?: number | undefined
+  /** Not before: the token is refused until this time (seconds since the epoch). */
+  readonly nbf?: number | undefined
 }
 
 const base64url = (input: Buffer | string): string => Buffer.from(input).toString("base64url")
@@ -51,11 +53,32 @@ export const sign = (options: {
  * @category models
  * @since 0.1.0
  */
-export type Refusal = "malformed" | "bad_signature" | "unsupported_algorithm" | "expired" | "no_subject"
+export type Refusal =
+  | "malformed"
+  | "bad_signature"
+  | "unsupported_algorithm"
+  | "expired"
+  | "not_yet_valid"
+  | "bad_time_claim"
+  | "no_subject"
+
+/**
+ * The clock skew allowed by default when checking `exp` and `nbf`, in seconds.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultSkewSec = 30
+
+/** A time claim is absent or a finite number; anything else (a string such as "1", null, NaN) is refused. */
+const timeClaim = (value: unknown): number | undefined | null =>
+  value === undefined ? undefined : typeof value === "number" && Number.isFinite(value) ? value : null
 
 /**
  * Verifies a token: HS256 only (a token claiming `none` or another algorithm is refused), constant-time signature
- * comparison, `exp` checked against `nowSec`, non-empty string `sub` required.
+ * comparison, non-empty string `sub` required. `exp` and `nbf`, when present, must be numbers (a string such as
+ * `"1"` is refused rather than ignored) and are checked against `nowSec` with `skewSec` of tolerance either way
+ * (default {@link defaultSkewSec}).
  *
  * @category constructors
  * @since 0.1.0
@@ -63,7 +86,8 @@ export type Refusal = "malformed" | "bad_signature" | "unsupported_algorithm" | 
 export const verify = (
   token: string,
   secret: string,
-  nowSec: number
+  nowSec: number,
+  skewSec: number = defaultSkewSec
 ): { readonly ok: true; readonly claims: Claims } | { readonly ok: false; readonly reason: Refusal } => {
   const parts = token.split(".")
   if (parts.length !== 3) return { ok: false, reason: "malformed" }
@@ -84,12 +108,21 @@ export const verify = (
   if (given.length !== expected.length || !timingSafeEqual(given, expected))
     return { ok: false, reason: "bad_signature" }
   if (typeof claims !== "object" || claims === null) return { ok: false, reason: "malformed" }
-  const { exp, iat, sub } = claims as { sub?: unknown; exp?: unknown; iat?: unknown }
+  const { iat, sub } = claims as { sub?: unknown; iat?: unknown }
   if (typeof sub !== "string" || sub === "") return { ok: false, reason: "no_subject" }
-  if (typeof exp === "number" && nowSec >= exp) return { ok: false, reason: "expired" }
+  const exp = timeClaim((claims as { exp?: unknown }).exp)
+  const nbf = timeClaim((claims as { nbf?: unknown }).nbf)
+  if (exp === null || nbf === null) return { ok: false, reason: "bad_time_claim" }
+  if (exp !== undefined && nowSec - skewSec >= exp) return { ok: false, reason: "expired" }
+  if (nbf !== undefined && nowSec + skewSec < nbf) return { ok: false, reason: "not_yet_valid" }
   return {
     ok: true,
-    claims: { sub, iat: typeof iat === "number" ? iat : 0, exp: typeof exp === "number" ? exp : undefined }
+    claims: {
+      sub,
+      iat: typeof iat === "number" ? iat : 0,
+      ...(exp === undefined ? {} : { exp }),
+      ...(nbf === undefined ? {} : { nbf })
+    }
   }
 }
 

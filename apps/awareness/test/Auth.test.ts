@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -112,7 +113,7 @@ describe("Token", () => {
 
   it("refuses expired, tampered, unsigned and subject-less tokens", () => {
     const token = Token.sign({ sub: "alice", secret, nowSec: 1000, expiresInSec: 60 })
-    assert.deepStrictEqual(Token.verify(token, secret, 1060), { ok: false, reason: "expired" })
+    assert.deepStrictEqual(Token.verify(token, secret, 1060, 0), { ok: false, reason: "expired" })
     assert.deepStrictEqual(Token.verify(token, "other", 1001), { ok: false, reason: "bad_signature" })
     const [header, , signature] = token.split(".")
     const forgedPayload = Buffer.from(JSON.stringify({ sub: "root", iat: 1000 })).toString("base64url")
@@ -128,6 +129,38 @@ describe("Token", () => {
     assert.deepStrictEqual(Token.verify("garbage", secret, 1), { ok: false, reason: "malformed" })
     const noSub = Token.sign({ sub: "", secret, nowSec: 1000 })
     assert.deepStrictEqual(Token.verify(noSub, secret, 1001), { ok: false, reason: "no_subject" })
+  })
+
+  const forge = (claims: Record<string, unknown>) => {
+    const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")
+    const payload = Buffer.from(JSON.stringify(claims)).toString("base64url")
+    const mac = createHmac("sha256", secret).update(`${header}.${payload}`).digest("base64url")
+    return `${header}.${payload}.${mac}`
+  }
+
+  it("refuses signed tokens whose exp or nbf is not a number (a string exp used to never expire)", () => {
+    for (const bad of ["1", null, "9999999999", true, {}]) {
+      assert.deepStrictEqual(Token.verify(forge({ sub: "alice", iat: 1000, exp: bad }), secret, 1001), {
+        ok: false,
+        reason: "bad_time_claim"
+      })
+      assert.deepStrictEqual(Token.verify(forge({ sub: "alice", iat: 1000, nbf: bad }), secret, 1001), {
+        ok: false,
+        reason: "bad_time_claim"
+      })
+    }
+  })
+
+  it("honours nbf and allows the configured clock skew on exp and nbf", () => {
+    const later = forge({ sub: "alice", iat: 1000, nbf: 2000, exp: 3000 })
+    assert.deepStrictEqual(Token.verify(later, secret, 1000, 0), { ok: false, reason: "not_yet_valid" })
+    assert.deepStrictEqual(Token.verify(later, secret, 1969, 30), { ok: false, reason: "not_yet_valid" })
+    assert.isTrue(Token.verify(later, secret, 1970, 30).ok)
+    assert.isTrue(Token.verify(later, secret, 2000, 0).ok)
+    assert.isTrue(Token.verify(later, secret, 3029, 30).ok)
+    assert.deepStrictEqual(Token.verify(later, secret, 3030, 30), { ok: false, reason: "expired" })
+    assert.deepStrictEqual(Token.verify(later, secret, 3000, 0), { ok: false, reason: "expired" })
+    assert.strictEqual(Token.defaultSkewSec, 30)
   })
 
   it("parses --expires durations", () => {

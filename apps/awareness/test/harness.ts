@@ -1,3 +1,4 @@
+import type { Server as NodeServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -26,6 +27,11 @@ export const settingsFor = (overrides: Partial<Settings> = {}): Settings => ({
   otlpEndpoint: Option.none(),
   watchIntervalMs: 0,
   allowedOrigins: [],
+  clockSkewSec: 30,
+  maxBodyBytes: 1_048_576,
+  sessionIdleMs: 3_600_000,
+  maxSessions: 1000,
+  socketTimeoutMs: 60_000,
   ...overrides
 })
 
@@ -58,10 +64,15 @@ export const makeTravel = (startAt?: number) => {
 export type Travel = ReturnType<typeof makeTravel>
 
 /** Starts the real HTTP server on a free loopback port; returns its MCP URL. */
-export const startHttp = (settings: Settings, kind: Backend.StoreKind, travel: Travel = makeTravel()) =>
+export const startHttp = (
+  settings: Settings,
+  kind: Backend.StoreKind,
+  travel: Travel = makeTravel(),
+  onServer?: (server: NodeServer) => void
+) =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
-      Server.layerHttp(settings, travel.now()).pipe(Layer.provideMerge(Backend.layer(kind)))
+      Server.layerHttp(settings, travel.now(), onServer).pipe(Layer.provideMerge(Backend.layer(kind)))
     ).pipe(Effect.provideService(Clock.Clock, travel.clock))
     const address = Context.get(context, HttpServer.HttpServer).address
     const port = address._tag === "UnixPathAddress" ? 0 : address.port

@@ -88,7 +88,8 @@ export const layerStdio = (options: Options = {}) =>
 /**
  * The awareness server over Streamable HTTP at `path` (default `/mcp`) on the `HttpRouter` in context. Requests that
  * carry an `Origin` header are refused unless the origin is listed in `allowedOrigins` (DNS-rebinding protection);
- * clients without one (CLIs, agents, edge processes) are unaffected.
+ * clients without one (CLIs, agents, edge processes) are unaffected. `DELETE` with an `Mcp-Session-Id` ends that
+ * session (204), as the Streamable HTTP transport specifies; later requests with its id get 404.
  *
  * @category layers
  * @since 0.1.0
@@ -106,5 +107,6 @@ export const layerHttp = (
     protocols,
     path: options.path ?? "/mcp",
     allowedOrigins: options.allowedOrigins,
+    allowSessionTermination: true,
     registrations: registrations(options)
   })

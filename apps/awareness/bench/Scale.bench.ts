@@ -1,0 +1,194 @@
+/**
+ * The server as a deployment sees it, on both backends (a fresh PGlite data directory; a fresh database on the
+ * PostgreSQL server at HEED_TEST_DATABASE_URL's host): the process's RSS after start and after 10k alerts, and
+ * p50/p99 with 1 and 50 concurrent official SDK clients over Streamable HTTP for
+ * - get_briefing, cached: no write since the last read (the version-cache hit);
+ * - get_briefing, fresh: right after the same client's own report_alert, so the briefing is generated on the seeded
+ *   store of 1k sources and 10k alerts;
+ * - report_alert (an upsert of one of the 10k alerts).
+ * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { record } from "@heed/bench"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+
+const SOURCES = 1000
+const ALERTS = 10_000
+
+const quantile = (sorted: ReadonlyArray<number>, q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+const round = (ms: number) => Number(ms.toPrecision(4))
+const stats = (samples: Array<number>) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return { p50_ms: round(quantile(sorted, 0.5)), p99_ms: round(quantile(sorted, 0.99)), samples: samples.length }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Resident set size of a process in MB, from /proc. */
+const rssMb = (pid: number) => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))
+  return Math.round(Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024)
+}
+
+const startServer = async (store: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: URL }> => {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@heed/source", "src/main.ts", "serve", "--port", `${port}`, ...store],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, HEED_LOG_LEVEL: "Warn", HEED_WATCH_INTERVAL_MS: "5000" }
+    }
+  )
+  await new Promise<void>((resolve, reject) => {
+    let out = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      if (out.includes("Press Ctrl+C")) resolve()
+    })
+    child.on("exit", (code) => reject(new Error(`server exited with ${code} before it was ready`)))
+  })
+  return { child, url: new URL(`http://127.0.0.1:${port}/mcp`) }
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.removeAllListeners("exit")
+    child.on("exit", () => resolve())
+    child.kill("SIGTERM")
+  })
+
+const connect = async (url: URL) => {
+  const client = new Client({ name: "heed-bench", version: "1.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(url))
+  return client
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const result = await client.callTool({ name, arguments: args })
+  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`)
+}
+
+const timed = async (client: Client, name: string, args: Record<string, unknown>) => {
+  const start = performance.now()
+  await call(client, name, args)
+  return performance.now() - start
+}
+
+const alertArgs = (i: number) => ({
+  source: `src-${i % SOURCES}`,
+  tags: ["bench"],
+  alert_id: `a-${Math.floor(i / SOURCES)}`,
+  level: i % 7 === 0 ? "critical" : "warning",
+  message: `threshold ${i} crossed`
+})
+
+/** 1k sources with a status each and 10k alerts, written by 10 clients at once. */
+const seed = async (clients: ReadonlyArray<Client>) => {
+  const work = async (total: number, op: (client: Client, i: number) => Promise<void>) => {
+    let next = 0
+    await Promise.all(
+      clients.map(async (client) => {
+        while (next < total) await op(client, next++)
+      })
+    )
+  }
+  await work(SOURCES, (client, i) =>
+    call(client, "report_status", { source: `src-${i}`, tags: [], metrics: { up: 1 }, ttl_sec: 864_000 })
+  )
+  await work(ALERTS, (client, i) => call(client, "report_alert", alertArgs(i)))
+}
+
+let writes = 0
+const reportAlert = (client: Client) => timed(client, "report_alert", alertArgs((writes++ * 37) % ALERTS))
+const cached = (client: Client) => timed(client, "get_briefing", {})
+const fresh = async (client: Client) => {
+  await call(client, "report_alert", alertArgs((writes++ * 37) % ALERTS))
+  return timed(client, "get_briefing", {})
+}
+
+const measure = async (clients: ReadonlyArray<Client>, op: (client: Client) => Promise<number>, each: number) => {
+  const samples: Array<number> = []
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let j = 0; j < each; j++) samples.push(await op(client))
+    })
+  )
+  return stats(samples)
+}
+
+const runBackend = async (label: string, store: ReadonlyArray<string>) => {
+  const { child, url } = await startServer(store)
+  try {
+    const pid = child.pid!
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const rssStart = rssMb(pid)
+    const seeders = await Promise.all(Array.from({ length: 10 }, () => connect(url)))
+    const seedStart = performance.now()
+    await seed(seeders)
+    const seedSeconds = (performance.now() - seedStart) / 1000
+    const one = seeders[0]!
+    await cached(one)
+    const rssAlerts = rssMb(pid)
+    const many = await Promise.all(Array.from({ length: 40 }, () => connect(url)))
+    const fifty = [...seeders, ...many]
+    await Promise.all(fifty.map((client) => cached(client)))
+    const rows = [
+      { name: "RSS after start (MB)", figures: { rss_mb: rssStart } },
+      {
+        name: `RSS after ${SOURCES} sources and ${ALERTS} alerts (MB)`,
+        figures: { rss_mb: rssAlerts, seed_s: round(seedSeconds) }
+      },
+      { name: "get_briefing cached, 1 client", figures: await measure([one], cached, 200) },
+      { name: "get_briefing fresh (1k sources, 10k alerts), 1 client", figures: await measure([one], fresh, 30) },
+      { name: "report_alert, 1 client", figures: await measure([one], reportAlert, 200) },
+      { name: "get_briefing cached, 50 clients", figures: await measure(fifty, cached, 10) },
+      { name: "get_briefing fresh (1k sources, 10k alerts), 50 clients", figures: await measure(fifty, fresh, 3) },
+      { name: "report_alert, 50 clients", figures: await measure(fifty, reportAlert, 10) },
+      { name: "RSS after the latency runs (MB)", figures: { rss_mb: rssMb(pid) } }
+    ]
+    record(`Awareness at scale (${label})`, rows)
+    await Promise.all(fifty.map((client) => client.close()))
+  } finally {
+    await stop(child)
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-scale-"))
+try {
+  await runBackend("embedded PGlite", ["--data-dir", join(dataDir, "data")])
+} finally {
+  rmSync(dataDir, { recursive: true, force: true })
+}
+
+const serverUrl = new URL(process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
+const database = `heed_bench_scale_${process.pid}`
+const psql = (sql: string) => spawnSync("psql", [serverUrl.toString(), "-qc", sql], { encoding: "utf8" })
+const created = psql(`CREATE DATABASE ${database}`)
+if (created.status !== 0) {
+  console.warn(`Skipping the PostgreSQL rows: could not create a database (${created.error ?? created.stderr})`)
+} else {
+  try {
+    const url = new URL(serverUrl)
+    url.pathname = `/${database}`
+    await runBackend("PostgreSQL server", ["--database-url", url.toString()])
+  } finally {
+    psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  }
+}

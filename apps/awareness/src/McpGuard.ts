@@ -1,0 +1,234 @@
+/**
+ * The edge of the MCP endpoint, in front of effect/ai's Streamable HTTP transport: a request-body limit (413),
+ * JSON-RPC framing checks (a parse error or an invalid request answers 400, ids must be strings or safe integers so
+ * they round-trip exactly, a notification answers 202 with no body), error objects without internal `_tag`s, and
+ * session limits (idle sessions expire, a cap on open sessions answers 503 with a clear error).
+ *
+ * @since 0.1.0
+ */
+import * as ByteSize from "effect/ByteSize"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+
+/**
+ * Limits of the guard.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The MCP endpoint's path (default `/mcp`). */
+  readonly path?: string | undefined
+  /** The largest request body accepted, in bytes; larger ones get 413. */
+  readonly maxBodyBytes: number
+  /** A session without requests for this long is ended (0 disables expiry). */
+  readonly sessionIdleMs: number
+  /** The most sessions open at once; an `initialize` beyond it gets 503. */
+  readonly maxSessions: number
+}
+
+interface Session {
+  lastSeen: number
+  readonly protocolVersion: string | undefined
+}
+
+const SESSION = "mcp-session-id"
+const VERSION = "mcp-protocol-version"
+
+/** A JSON-RPC error answer, without the transport's internal fields. */
+const rpcError = (status: number, id: unknown, code: number, message: string, headers: Record<string, string> = {}) =>
+  HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: id ?? null, error: { code, message } }, { status, headers })
+
+const isId = (id: unknown): id is string | number =>
+  typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
+
+/** Why a single JSON-RPC message is invalid, or `undefined` when it is well-formed. */
+export const invalidReason = (message: unknown): string | undefined => {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    return "a JSON-RPC message must be a JSON object"
+  }
+  const fields = message as Record<string, unknown>
+  if (fields.jsonrpc !== "2.0") return 'field "jsonrpc" must be "2.0"'
+  if ("id" in fields && !isId(fields.id))
+    return 'field "id" must be a string or a safe integer (not null, not a fraction)'
+  if (fields.method === undefined) {
+    return "id" in fields && ("result" in fields || "error" in fields)
+      ? undefined
+      : 'field "method" is required (a string)'
+  }
+  if (typeof fields.method !== "string") return 'field "method" must be a string'
+  if ("params" in fields && (typeof fields.params !== "object" || fields.params === null)) {
+    return 'field "params" must be an object'
+  }
+  return undefined
+}
+
+/** Removes the transport's internal `_tag` from JSON-RPC error objects in a JSON or SSE body. */
+export const withoutTags = (text: string): string =>
+  text.includes('"_tag"')
+    ? text
+        .split("\n")
+        .map((line) => {
+          const prefix = line.startsWith("data: ") ? "data: " : ""
+          const json = line.slice(prefix.length)
+          if (!json.startsWith("{") && !json.startsWith("[")) return line
+          try {
+            return prefix + JSON.stringify(JSON.parse(json), (key, value) => (key === "_tag" ? undefined : value))
+          } catch {
+            return line
+          }
+        })
+        .join("\n")
+    : text
+
+const cleaned = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.body._tag !== "Uint8Array") return response
+  const text = new TextDecoder().decode(response.body.body)
+  const fixed = withoutTags(text)
+  if (fixed === text) return response
+  return HttpServerResponse.text(fixed, {
+    status: response.status,
+    headers: response.headers,
+    contentType: response.body.contentType
+  })
+}
+
+/** The request as a DELETE of `session` (used to end an expired session through the transport's own route). */
+const asDelete = (request: HttpServerRequest.HttpServerRequest, id: string, session: Session) => {
+  const headers: Record<string, string> = { ...request.headers, [SESSION]: id }
+  delete headers["content-length"]
+  delete headers["content-type"]
+  if (session.protocolVersion === undefined) delete headers[VERSION]
+  else headers[VERSION] = session.protocolVersion
+  return Object.create(request, {
+    method: { value: "DELETE" },
+    headers: { value: headers }
+  }) as HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * The guard as global HTTP middleware (it acts on the MCP path only).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: Options) =>
+  HttpRouter.middleware(
+    Effect.sync(() => {
+      const path = options.path ?? "/mcp"
+      const sessions = new Map<string, Session>()
+      const onPath = (url: string) => url === path || url.startsWith(`${path}?`)
+
+      return (
+        httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+      ) => {
+        const end = (request: HttpServerRequest.HttpServerRequest, id: string, session: Session) =>
+          Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, asDelete(request, id, session)).pipe(
+            Effect.ignore,
+            Effect.andThen(Effect.sync(() => sessions.delete(id)))
+          )
+        const expired = (session: Session, now: number) =>
+          options.sessionIdleMs > 0 && now - session.lastSeen >= options.sessionIdleMs
+        const sweep = (request: HttpServerRequest.HttpServerRequest, now: number) =>
+          Effect.forEach(
+            [...sessions].filter(([, session]) => expired(session, now)),
+            ([id, session]) => end(request, id, session),
+            { discard: true }
+          )
+
+        const post = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, now: number) {
+          const declared = Number(request.headers["content-length"] ?? 0)
+          if (declared > options.maxBodyBytes) return tooLarge()
+          const body = yield* request.text.pipe(
+            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
+            Effect.option
+          )
+          if (body._tag === "None") return tooLarge()
+          let message: unknown
+          try {
+            message = JSON.parse(body.value)
+          } catch (cause) {
+            return rpcError(400, null, -32700, `Parse error: the body is not JSON (${(cause as Error).message})`)
+          }
+          if (Array.isArray(message)) return cleaned(yield* httpEffect)
+          const invalid = invalidReason(message)
+          const fields = message as Record<string, unknown>
+          if (invalid !== undefined) {
+            return rpcError(400, isId(fields?.id) ? fields.id : null, -32600, `Invalid Request: ${invalid}`)
+          }
+          const sessionId = request.headers[SESSION]
+          if (sessionId === undefined && fields.method === "initialize") {
+            yield* sweep(request, now)
+            if (sessions.size >= options.maxSessions) {
+              return rpcError(
+                503,
+                fields.id,
+                -32000,
+                `Too many open sessions (the limit is ${options.maxSessions}, HEED_MAX_SESSIONS): end unused ones with DELETE ${path} or retry after idle ones expire.`,
+                { "retry-after": "60" }
+              )
+            }
+            const response = cleaned(yield* httpEffect)
+            // The transport adds the session header in its own pre-response handler, which runs before this one.
+            yield* HttpEffect.appendPreResponseHandler((_, final) =>
+              Effect.sync(() => {
+                const created = final.headers[SESSION]
+                if (created !== undefined) {
+                  sessions.set(created, { lastSeen: now, protocolVersion: final.headers[VERSION] })
+                }
+                return final
+              })
+            )
+            return response
+          }
+          if (!("id" in fields)) {
+            return yield* httpEffect.pipe(Effect.ignore, Effect.as(HttpServerResponse.empty({ status: 202 })))
+          }
+          return cleaned(yield* httpEffect)
+        })
+
+        return Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          if (!onPath(request.url)) return yield* httpEffect
+          const now = yield* Clock.currentTimeMillis
+          const sessionId = request.headers[SESSION]
+          const session = sessionId === undefined ? undefined : sessions.get(sessionId)
+          if (sessionId !== undefined && session !== undefined) {
+            if (expired(session, now)) {
+              yield* end(request, sessionId, session)
+              return rpcError(
+                404,
+                null,
+                -32001,
+                `Session expired after ${Math.round(options.sessionIdleMs / 1000)} s without requests (HEED_SESSION_IDLE_SEC): send a new initialize.`
+              )
+            }
+            session.lastSeen = now
+          }
+          if (request.method === "DELETE") {
+            const response = yield* httpEffect
+            if (sessionId !== undefined && response.status < 300) sessions.delete(sessionId)
+            return response
+          }
+          if (request.method !== "POST") return yield* httpEffect
+          return yield* post(request, now)
+        })
+      }
+
+      function tooLarge() {
+        return rpcError(
+          413,
+          null,
+          -32600,
+          `Request body too large: the limit is ${options.maxBodyBytes} bytes (HEED_MAX_BODY_BYTES).`,
+          { connection: "close" }
+        )
+      }
+    }),
+    { global: true }
+  )
