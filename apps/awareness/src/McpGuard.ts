@@ -195,7 +195,8 @@ export const layer = (options: Options) =>
         return Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           if (!onPath(request.url)) return yield* httpEffect
-          const now = yield* Clock.currentTimeMillis
+          // Idle time is measured on the monotonic clock: a wall-clock jump must not end sessions.
+          const now = Number((yield* Clock.monotonicTimeNanos) / 1_000_000n)
           const sessionId = request.headers[SESSION]
           const session = sessionId === undefined ? undefined : sessions.get(sessionId)
           if (sessionId !== undefined && session !== undefined) {

@@ -2,7 +2,7 @@ import type { Server } from "node:http"
 import { connect as tcpConnect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { callTool, connectHttp, ok, settingsFor, startHttp } from "./harness.ts"
+import { callTool, connectHttp, makeTravel, ok, settingsFor, startHttp } from "./harness.ts"
 
 const memory = { _tag: "embedded", dataDir: "memory://" } as const
 
@@ -150,7 +150,8 @@ describe("MCP sessions (issue 12 #5)", () => {
     "an idle session expires; the cap answers 503 with a clear error until a session ends",
     () =>
       Effect.gen(function* () {
-        const { base, travel } = yield* startHttp(settingsFor({ sessionIdleMs: 60_000, maxSessions: 2 }), memory)
+        const travel = makeTravel(undefined, { monotonic: true })
+        const { base } = yield* startHttp(settingsFor({ sessionIdleMs: 60_000, maxSessions: 2 }), memory, travel)
         const first = yield* initialize(base)
         const second = yield* initialize(base)
         assert.strictEqual(second.status, 200)

@@ -36,16 +36,17 @@ export const settingsFor = (overrides: Partial<Settings> = {}): Settings => ({
 })
 
 /** A wall clock that tests can move forward: real time plus an offset. */
-export const makeTravel = (startAt?: number) => {
+export const makeTravel = (startAt?: number, options: { readonly monotonic?: boolean } = {}) => {
   let offset = startAt === undefined ? 0 : startAt - Date.now()
+  let monotonicOffset = 0n
   const millis = () => Date.now() + offset
   const clock: Clock.Clock = {
     currentTimeMillisUnsafe: millis,
     currentTimeMillis: Effect.sync(millis),
     currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
     currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-    monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
-    monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
+    monotonicTimeNanosUnsafe: () => process.hrtime.bigint() + monotonicOffset,
+    monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint() + monotonicOffset),
     sleep: (duration) =>
       Effect.callback<void>((resume) => {
         const timer = setTimeout(() => resume(Effect.void), Duration.toMillis(duration))
@@ -55,8 +56,10 @@ export const makeTravel = (startAt?: number) => {
   return {
     clock,
     now: millis,
+    /** Moves the wall clock (and, with `monotonic`, the monotonic clock) forward. */
     advance: (ms: number) => {
       offset += ms
+      if (options.monotonic === true) monotonicOffset += BigInt(ms) * 1_000_000n
     }
   }
 }
