@@ -21,6 +21,7 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as Backend from "./Backend.ts"
+import * as Report from "./Report.ts"
 import * as Server from "./Server.ts"
 import * as Settings from "./Settings.ts"
 import * as Token from "./Token.ts"
@@ -148,6 +149,7 @@ const serve = Command.make(
           `heed awareness is serving MCP at ${url} (ready in ${elapsed} ms)`,
           `store: ${service.description}; auth: ${settings.authRequired ? "bearer token required" : "off (local use)"}`,
           `health: ${url.replace(/\/mcp$/, "/health")}`,
+          `REST: ${url.replace(/\/mcp$/, "/v1")} (reference at ${url.replace(/\/mcp$/, "/docs")}); SLOP: ${url.replace(/^http/, "ws").replace(/\/mcp$/, "/slop")}`,
           "",
           "Client configuration (Claude Desktop / Cursor / any MCP client):",
           clientSnippet(url, settings.authRequired),
@@ -243,7 +245,7 @@ const migrate = Command.make(
  */
 export const command = Command.make("heed-awareness").pipe(
   Command.withDescription("heed awareness: a briefing of what needs an agent's attention, over MCP"),
-  Command.withSubcommands([serve, briefing, token, migrate])
+  Command.withSubcommands([serve, briefing, token, migrate, Report.command])
 )
 
 /**
