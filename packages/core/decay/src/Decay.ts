@@ -249,11 +249,43 @@ export const checkPrepared = (
   const byId = new Map<string, EffortEntry>()
   // Tolerate missing fields from untyped callers: treat them as empty.
   const efforts = state.efforts ?? []
-  const lastReferencedIn = state.last_referenced_turn ?? {}
   for (const effort of efforts) byId.set(effort.id, effort)
-  const overlap = config.min_keyword_overlap
+  const isRef = referenceTest(messages, cache, config.min_keyword_overlap)
+  const pass = thresholdPass(state, byId, turn, config, isRef)
+  const expanded = budgetPass(state, byId, turn, config, pass)
+  const summaryRefs: Record<string, number> = { ...state.summary_last_referenced_turn }
+  for (const effort of efforts) {
+    if (effort.status !== "concluded") continue
+    if (isRef(effort.id, effort.summary) || summaryRefs[effort.id] === undefined) summaryRefs[effort.id] = turn
+  }
+  const sizes = state.expanded_tokens
+  let expandedTokens = sizes
+  if (sizes !== undefined && pass.decayed.length > 0) {
+    const next: Record<string, number> = {}
+    for (const id of expanded) if (sizes[id] !== undefined) next[id] = sizes[id]
+    expandedTokens = next
+  }
+  return {
+    state: {
+      ...state,
+      expanded,
+      last_referenced_turn: pass.lastReferenced,
+      summary_last_referenced_turn: summaryRefs,
+      ...(expandedTokens === undefined ? {} : { expanded_tokens: expandedTokens })
+    },
+    decayed: pass.decayed,
+    collapses: pass.collapses
+  }
+}
+
+/** Whether this turn's messages reference an effort, answered once per id. */
+const referenceTest = (
+  messages: ReadonlyArray<References.PreparedMessage>,
+  cache: PreparedCache,
+  overlap: number
+): ((id: string, summary: string | null) => boolean) => {
   const seenRefs = new Map<string, boolean>()
-  const isRef = (id: string, summary: string | null): boolean => {
+  return (id, summary) => {
     const known = seenRefs.get(id)
     if (known !== undefined) return known
     const effort = prepared(cache, id, summary)
@@ -267,94 +299,99 @@ export const checkPrepared = (
     seenRefs.set(id, referenced)
     return referenced
   }
+}
 
-  const lastReferenced: Record<string, number> = {}
-  const remaining: Array<string> = []
-  const decayed: Array<string> = []
-  const collapses: Array<Collapse> = []
-  const referencedNow = new Set<string>()
+/** The outcome of the threshold pass over the expanded efforts. */
+interface ThresholdPass {
+  readonly lastReferenced: Record<string, number>
+  readonly remaining: Array<string>
+  readonly decayed: Array<string>
+  readonly collapses: Array<Collapse>
+  readonly referencedNow: Set<string>
+}
+
+/** Referenced efforts record `turn`; the others collapse once idle for their threshold; open efforts stay. */
+const thresholdPass = (
+  state: DecayState,
+  byId: ReadonlyMap<string, EffortEntry>,
+  turn: number,
+  config: DecayConfig,
+  isRef: (id: string, summary: string | null) => boolean
+): ThresholdPass => {
+  const lastReferencedIn = state.last_referenced_turn ?? {}
+  const pass: ThresholdPass = {
+    lastReferenced: {},
+    remaining: [],
+    decayed: [],
+    collapses: [],
+    referencedNow: new Set()
+  }
   const seen = new Set<string>()
   for (const id of state.expanded ?? []) {
     if (seen.has(id)) continue
     seen.add(id)
     const entry = byId.get(id)
     const previous = lastReferencedIn[id]
-    if (entry?.status === "open") {
-      // Open efforts never decay; keep them untouched.
-      remaining.push(id)
-      if (previous !== undefined) lastReferenced[id] = previous
-      continue
+    const keep = () => {
+      pass.remaining.push(id)
+      if (previous !== undefined) pass.lastReferenced[id] = previous
     }
-    if (isRef(id, entry?.summary ?? null)) {
-      referencedNow.add(id)
-      lastReferenced[id] = turn
-      remaining.push(id)
-      continue
-    }
-    const since = turn - (typeof previous === "number" && Number.isFinite(previous) ? previous : 0)
-    if (since >= thresholdOf(state, id, config)) {
-      decayed.push(id)
-      collapses.push({ id, inactive_turns: since, reason: "threshold" })
+    // Open efforts never decay; keep them untouched.
+    if (entry?.status === "open") keep()
+    else if (isRef(id, entry?.summary ?? null)) {
+      pass.referencedNow.add(id)
+      pass.lastReferenced[id] = turn
+      pass.remaining.push(id)
     } else {
-      remaining.push(id)
-      if (previous !== undefined) lastReferenced[id] = previous
-    }
-  }
-
-  let expanded = remaining
-  const sizes = state.expanded_tokens
-  if (config.token_budget !== undefined && sizes !== undefined) {
-    const sizeOf = (id: string) => {
-      const size = sizes[id]
-      return typeof size === "number" && Number.isFinite(size) && size > 0 ? size : 0
-    }
-    let total = 0
-    for (const id of remaining) total += sizeOf(id)
-    if (total > config.token_budget) {
-      const idle = remaining
-        .filter((id) => !referencedNow.has(id) && byId.get(id)?.status !== "open")
-        .sort(
-          (a, b) =>
-            sizeOf(b) - sizeOf(a) || (lastReferenced[a] ?? 0) - (lastReferenced[b] ?? 0) || (a < b ? -1 : a > b ? 1 : 0)
-        )
-      const dropped = new Set<string>()
-      for (const id of idle) {
-        if (total <= config.token_budget) break
-        if (sizeOf(id) === 0) continue
-        total -= sizeOf(id)
-        dropped.add(id)
-        decayed.push(id)
-        collapses.push({ id, inactive_turns: turn - (lastReferenced[id] ?? 0), reason: "token_budget" })
-        delete lastReferenced[id]
+      const since = turn - (typeof previous === "number" && Number.isFinite(previous) ? previous : 0)
+      if (since < thresholdOf(state, id, config)) keep()
+      else {
+        pass.decayed.push(id)
+        pass.collapses.push({ id, inactive_turns: since, reason: "threshold" })
       }
-      if (dropped.size > 0) expanded = remaining.filter((id) => !dropped.has(id))
     }
   }
+  return pass
+}
 
-  const summaryRefs: Record<string, number> = { ...state.summary_last_referenced_turn }
-  for (const effort of efforts) {
-    if (effort.status !== "concluded") continue
-    if (isRef(effort.id, effort.summary) || summaryRefs[effort.id] === undefined) summaryRefs[effort.id] = turn
+/**
+ * Over `token_budget`, idle expansions (not referenced this turn, not open) collapse largest first (then least
+ * recently referenced, then by id) until the expansions fit. Returns the expanded ids that stay.
+ */
+const budgetPass = (
+  state: DecayState,
+  byId: ReadonlyMap<string, EffortEntry>,
+  turn: number,
+  config: DecayConfig,
+  pass: ThresholdPass
+): Array<string> => {
+  const { remaining, lastReferenced } = pass
+  const sizes = state.expanded_tokens
+  if (config.token_budget === undefined || sizes === undefined) return remaining
+  const sizeOf = (id: string) => {
+    const size = sizes[id]
+    return typeof size === "number" && Number.isFinite(size) && size > 0 ? size : 0
   }
-
-  let expandedTokens = sizes
-  if (sizes !== undefined && decayed.length > 0) {
-    const next: Record<string, number> = {}
-    for (const id of expanded) if (sizes[id] !== undefined) next[id] = sizes[id]
-    expandedTokens = next
+  let total = 0
+  for (const id of remaining) total += sizeOf(id)
+  if (total <= config.token_budget) return remaining
+  const idle = remaining
+    .filter((id) => !pass.referencedNow.has(id) && byId.get(id)?.status !== "open")
+    .sort(
+      (a, b) =>
+        sizeOf(b) - sizeOf(a) || (lastReferenced[a] ?? 0) - (lastReferenced[b] ?? 0) || (a < b ? -1 : a > b ? 1 : 0)
+    )
+  const dropped = new Set<string>()
+  for (const id of idle) {
+    if (total <= config.token_budget) break
+    if (sizeOf(id) === 0) continue
+    total -= sizeOf(id)
+    dropped.add(id)
+    pass.decayed.push(id)
+    pass.collapses.push({ id, inactive_turns: turn - (lastReferenced[id] ?? 0), reason: "token_budget" })
+    delete lastReferenced[id]
   }
-
-  return {
-    state: {
-      ...state,
-      expanded,
-      last_referenced_turn: lastReferenced,
-      summary_last_referenced_turn: summaryRefs,
-      ...(expandedTokens === undefined ? {} : { expanded_tokens: expandedTokens })
-    },
-    decayed,
-    collapses
-  }
+  return dropped.size > 0 ? remaining.filter((id) => !dropped.has(id)) : remaining
 }
 
 /**

@@ -143,6 +143,43 @@ const parseLines = (text: string): Array<LogMessage> => {
   return out
 }
 
+/** Where an effort's log lives: the manifest's `raw_file` when it is a safe path, else `efforts/{id}.jsonl`. */
+const rawFileOf = (effort: Effort) =>
+  SAFE_RAW_FILE.test(effort.raw_file) ? effort.raw_file : `efforts/${effort.id}.jsonl`
+
+/** The efforts of `manifest.yaml` (CCM's fields; missing file names and dates filled in), or an error naming it. */
+const decodeManifest = (manifestFile: string, manifestText: string) =>
+  Effect.gen(function* () {
+    const raw = yield* Effect.try({
+      try: () => readManifest(manifestText),
+      catch: (cause) =>
+        new SessionStoreError({
+          message: cause instanceof YamlError ? cause.message : `could not parse ${manifestFile}`,
+          path: manifestFile,
+          cause
+        })
+    })
+    const manifest: Array<Effort> = []
+    for (const [index, entry] of raw.entries()) {
+      const id = entry.id
+      const filled = {
+        ...entry,
+        raw_file: entry.raw_file ?? `efforts/${typeof id === "string" ? id : ""}.jsonl`,
+        created: entry.created ?? "",
+        updated: entry.updated ?? entry.created ?? ""
+      }
+      const decoded = decodeEffort(filled)
+      if (decoded._tag === "Failure") {
+        return yield* new SessionStoreError({
+          message: `${manifestFile}: effort #${index + 1} is invalid (needs id, status open|concluded, summary)`,
+          path: manifestFile
+        })
+      }
+      manifest.push(decoded.value)
+    }
+    return manifest
+  })
+
 const makeFileStore = (directory: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
@@ -184,9 +221,7 @@ const makeFileStore = (directory: string) =>
             )
           )
 
-    const rawFileOf = (effort: Effort) =>
-      SAFE_RAW_FILE.test(effort.raw_file) ? effort.raw_file : `efforts/${effort.id}.jsonl`
-    // Where each effort's log lives (the manifest's raw_file when it is a safe path).
+    // Where each effort's log lives, by id.
     const rawFiles = new Map<string, string>()
     const remember = (manifest: ReadonlyArray<Effort>) => {
       rawFiles.clear()
@@ -204,33 +239,7 @@ const makeFileStore = (directory: string) =>
     const load = Effect.gen(function* () {
       const manifestFile = path("manifest.yaml")
       const manifestText = yield* readOptional(manifestFile)
-      const raw = yield* Effect.try({
-        try: () => readManifest(manifestText),
-        catch: (cause) =>
-          new SessionStoreError({
-            message: cause instanceof YamlError ? cause.message : `could not parse ${manifestFile}`,
-            path: manifestFile,
-            cause
-          })
-      })
-      const manifest: Array<Effort> = []
-      for (const [index, entry] of raw.entries()) {
-        const id = entry.id
-        const filled = {
-          ...entry,
-          raw_file: entry.raw_file ?? `efforts/${typeof id === "string" ? id : ""}.jsonl`,
-          created: entry.created ?? "",
-          updated: entry.updated ?? entry.created ?? ""
-        }
-        const decoded = decodeEffort(filled)
-        if (decoded._tag === "Failure") {
-          return yield* new SessionStoreError({
-            message: `${manifestFile}: effort #${index + 1} is invalid (needs id, status open|concluded, summary)`,
-            path: manifestFile
-          })
-        }
-        manifest.push(decoded.value)
-      }
+      const manifest = yield* decodeManifest(manifestFile, manifestText)
       remember(manifest)
       const ambient = parseLines(yield* readOptional(path("raw.jsonl")))
       const logs = new Map<string, ReadonlyArray<LogMessage>>()

@@ -12,20 +12,8 @@ import type { LogMessage } from "../Model.ts"
 import * as References from "../References.ts"
 import type { TurnInput, TurnResult } from "../Session.ts"
 import { SessionMetrics } from "../SessionMetrics.ts"
-import {
-  active,
-  append,
-  decayState,
-  find,
-  finishExpansion,
-  nowIso,
-  type SessionCore,
-  saveExpanded,
-  saveManifest,
-  saveSession,
-  summarize,
-  update
-} from "./sessionCore.ts"
+import type { SessionCore } from "./sessionCore.ts"
+import * as Core from "./sessionCore.ts"
 import { compute, emitGauges } from "./sessionMetrics.ts"
 
 const stringify = (value: unknown): string => {
@@ -62,16 +50,16 @@ const exchange = (input: TurnInput, user: string, logged: string, now: string): 
  */
 const resummarize = (core: SessionCore, target: string | undefined) =>
   Effect.gen(function* () {
-    if (target !== undefined && core.closedThisTurn.has(target) && find(core, target)?.status === "concluded") {
-      const summary = yield* summarize(core, target).pipe(
+    if (target !== undefined && core.closedThisTurn.has(target) && Core.find(core, target)?.status === "concluded") {
+      const summary = yield* Core.summarize(core, target).pipe(
         Effect.tapError((error) =>
           Effect.logWarning(`keeping the close-time summary of '${target}': ${error.message}`)
         ),
         Effect.orElseSucceed(() => undefined)
       )
       if (summary !== undefined) {
-        update(core, target, (entry) => ({ ...entry, summary }))
-        yield* saveManifest(core)
+        Core.update(core, target, (entry) => ({ ...entry, summary }))
+        yield* Core.saveManifest(core)
       }
     }
     core.closedThisTurn.clear()
@@ -82,7 +70,7 @@ const decay = (core: SessionCore, turn: number, user: string, logged: string) =>
   Effect.gen(function* () {
     const config = core.settings.config
     const result = Decay.checkPrepared(
-      decayState(core, config.token_budget !== undefined),
+      Core.decayState(core, config.token_budget !== undefined),
       turn,
       [References.prepareMessage(user), References.prepareMessage(logged)],
       config,
@@ -93,7 +81,7 @@ const decay = (core: SessionCore, turn: number, user: string, logged: string) =>
     let freed = 0
     for (const collapse of result.collapses) {
       freed += core.logTokens.get(collapse.id) ?? 0
-      finishExpansion(core, collapse.id, turn)
+      Core.finishExpansion(core, collapse.id, turn)
       core.autoCollapsedTurn[collapse.id] = turn
       banners.push(Banner.autoCollapsed(collapse.id, collapse.inactive_turns, collapse.reason === "token_budget"))
     }
@@ -116,23 +104,23 @@ const decay = (core: SessionCore, turn: number, user: string, logged: string) =>
 export const processTurn = (core: SessionCore, input: TurnInput) =>
   Effect.gen(function* () {
     const turn = core.turnCount + 1
-    const now = yield* nowIso
+    const now = yield* Core.nowIso
     const user = typeof input?.user === "string" ? input.user : ""
     const assistantText = typeof input?.assistant === "string" ? input.assistant : ""
     const toolBanners = core.pendingBanners
     const logged = toolBanners.length === 0 ? assistantText : `${toolBanners.join("\n\n")}\n\n${assistantText}`
     // Route: the effort active when the turn began (even if the turn closed it), else the one active now.
     const startedIn = core.activeAtTurnStart
-    const target = startedIn !== undefined && find(core, startedIn) ? startedIn : active(core)?.id
-    yield* append(core, target, exchange(input, user, logged, now))
+    const target = startedIn !== undefined && Core.find(core, startedIn) ? startedIn : Core.active(core)?.id
+    yield* Core.append(core, target, exchange(input, user, logged, now))
     // The exchange is stored: the turn is complete from here on.
     core.turnCount = turn
     core.pendingBanners = []
     yield* resummarize(core, target)
     const { decayed, banners } = yield* decay(core, turn, user, logged)
-    core.activeAtTurnStart = active(core)?.id
-    yield* saveExpanded(core)
-    yield* saveSession(core)
+    core.activeAtTurnStart = Core.active(core)?.id
+    yield* Core.saveExpanded(core)
+    yield* Core.saveSession(core)
     const metrics = compute(core)
     yield* emitGauges(metrics)
     return {
