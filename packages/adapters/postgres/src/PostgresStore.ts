@@ -20,7 +20,7 @@
 
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import type { Entry } from "@heed/collator/Entry"
-import { type EntryFilter, Store, StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
+import { Store, type StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,12 +29,13 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { MigrationError } from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
 import { ChangeFeed } from "./ChangeFeed.ts"
 import * as Database from "./Database.ts"
 import { FullTextSearch, resolveLanguage, type SearchQuery } from "./FullTextSearch.ts"
-import { type EntryParams, type EntryRow, isoParam, selectList, toEntry, toParams } from "./internal/row.ts"
+import { fail, fromSql, lockKey, makeOwned, type Owned, stableJson } from "./internal/owned.ts"
+import { type EntryRow, toEntry } from "./internal/row.ts"
 import type * as PgliteClient from "./PgliteClient.ts"
 
 /**
@@ -71,38 +72,6 @@ export interface StoreOptions {
  * @since 0.1.0
  */
 export const defaultOwner = "default"
-
-const fail = (message: string) => new StoreError({ message, retryable: false })
-
-/** The database's own words: `@effect/sql-pg` keeps them on the reason's cause, PGlite on the reason. */
-const sqlMessage = (error: SqlError): string => {
-  const cause = error.reason.cause
-  return cause instanceof Error && cause.message.length > 0 ? cause.message : error.message
-}
-
-const fromSql =
-  (operation: string) =>
-  (error: SqlError): StoreError =>
-    new StoreError({
-      message: `${operation} failed: ${sqlMessage(error)}`,
-      retryable: error.isRetryable,
-      cause: error
-    })
-
-const isTransient = (error: StoreError): boolean => {
-  const cause = error.cause as SqlError | undefined
-  const tag = cause?.reason?._tag
-  return tag === "DeadlockError" || tag === "SerializationError"
-}
-
-const stableJson = (value: unknown): string =>
-  JSON.stringify(value, (_, v) =>
-    typeof v === "object" && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        )
-      : v
-  )
 
 /**
  * Upstream's expiry clean-up for one owner: a hard purge of entries whose `expires` has passed (soft-deleted entries
@@ -169,130 +138,73 @@ export const make = Effect.fnUntraced(function* (
   }
 
   const sessionOwner = options.ownerInSession === true
-
-  /** Runs `effect` in a transaction scoped to the owner (RLS), mapping SQL failures and retrying deadlocks. */
-  const owned = <A, E, R>(
-    operation: string,
-    effect: Effect.Effect<A, E, R>,
-    /** Whether `effect` sets the owner itself in its first statement (saves a round trip). */
-    setsOwner = false
-  ): Effect.Effect<A, Exclude<E, SqlError> | StoreError, R> =>
-    sql
-      .withTransaction(
-        setsOwner || sessionOwner
-          ? effect
-          : Effect.andThen(sql`SELECT set_config('app.current_user', ${owner}, true)`, effect)
-      )
-      .pipe(
-        Effect.mapError((error): Exclude<E, SqlError> | StoreError =>
-          isSqlError(error) ? fromSql(operation)(error) : (error as Exclude<E, SqlError>)
-        ),
-        Effect.retry({ times: 5, while: (error) => error instanceof StoreError && isTransient(error) })
-      )
-
-  /**
-   * Runs a single read statement: on a connection whose session carries the owner it needs no transaction (one
-   * round trip); otherwise it runs like {@link owned}.
-   */
-  const read = <A>(operation: string, effect: Effect.Effect<A, SqlError>): Effect.Effect<A, StoreError> =>
-    sessionOwner ? Effect.mapError(effect, fromSql(operation)) : owned(operation, effect)
-
-  let writes = Math.floor(Math.random() * 16)
-  const bump = Effect.suspend(
-    () =>
-      sql`INSERT INTO store_versions (owner_id, shard, version) VALUES (${owner}, ${writes++ % 16}, 1)
-      ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
-  )
-
-  const select = sql.literal(selectList)
-  const order = sql.literal(`COALESCE(updated, created) DESC, id COLLATE "C" ASC`)
-
-  const encode = (entry: Entry): Effect.Effect<EntryParams, StoreError> => {
-    const params = toParams(entry, languageOf, maxEntryBytes)
-    return params instanceof StoreError ? Effect.fail(params) : Effect.succeed(params)
+  const ctx = makeOwned(sql, owner, sessionOwner, languageOf, maxEntryBytes)
+  return {
+    store: Store.of(makeStore(ctx)),
+    search: FullTextSearch.of(makeSearch(ctx, defaultLanguage, available)),
+    feed: ChangeFeed.of(makeFeed(backend, owner)),
+    cleanup: Cleanup.of(makeCleanup(ctx))
   }
+})
 
-  /** `statement` (an INSERT or UPDATE of one entry) and the version bump, in one round trip. */
-  const bumping = (statement: Statement.Fragment) =>
-    Effect.suspend(
-      () =>
-        sql`WITH written AS (${statement} RETURNING 1)
-        INSERT INTO store_versions (owner_id, shard, version) SELECT ${owner}, ${writes++ % 16}, 1 FROM written LIMIT 1
-        ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
+/** Inserts one entry; a unique violation names the id or the live logical key that clashed. */
+const insertEntry = (ctx: Owned, entry: Entry) =>
+  Effect.gen(function* () {
+    const params = yield* ctx.encode(entry)
+    yield* ctx.owned(`inserting entry ${params.id}`, ctx.bumping(ctx.insertRow(params))).pipe(
+      Effect.mapError((error) => {
+        const reason = (error.cause as SqlError | undefined)?.reason
+        return reason?._tag !== "UniqueViolation"
+          ? error
+          : reason.constraint.includes("logical_key")
+            ? fail(`a live entry with logical_key ${params.logical_key} already exists under source ${params.source}`)
+            : fail(`an entry with id ${params.id} already exists`)
+      })
     )
-
-  const insertRow = (p: EntryParams) =>
-    sql`INSERT INTO entries
-      (id, owner_id, type, source, tags, created, updated, expires, deleted, data, logical_key, envelope, language)
-      VALUES (${p.id}, ${owner}, ${p.type}, ${p.source}, ${p.tags}::jsonb, ${p.created}::timestamptz,
-        ${p.updated}::timestamptz, ${p.expires}::timestamptz, ${p.deleted}::timestamptz, ${p.data}::jsonb,
-        ${p.logical_key}, ${p.envelope}::json, ${p.language}::regconfig)`
-
-  const updateRow = (p: EntryParams) =>
-    sql`UPDATE entries SET type = ${p.type}, source = ${p.source}, tags = ${p.tags}::jsonb,
-      created = ${p.created}::timestamptz, updated = ${p.updated}::timestamptz, expires = ${p.expires}::timestamptz,
-      deleted = ${p.deleted}::timestamptz, data = ${p.data}::jsonb, logical_key = ${p.logical_key},
-      envelope = ${p.envelope}::json, language = ${p.language}::regconfig
-      WHERE owner_id = ${owner} AND id = ${p.id}`
-
-  const dataClauses = (data: Readonly<Record<string, unknown>> | undefined): Array<Statement.Fragment> => {
-    const out: Array<Statement.Fragment> = []
-    for (const [key, value] of Object.entries(data ?? {})) {
-      out.push(
-        value === null
-          ? sql`(data -> ${key} IS NULL OR data -> ${key} = 'null'::jsonb)`
-          : sql`data -> ${key} = ${JSON.stringify(value)}::jsonb`
-      )
-    }
-    return out
-  }
-
-  const iso = (field: string, value: string): Effect.Effect<string, StoreError> => {
-    const result = isoParam(field, value)
-    return result instanceof StoreError ? Effect.fail(result) : Effect.succeed(result)
-  }
-
-  const where = Effect.fnUntraced(function* (filter: EntryFilter) {
-    const clauses: Array<Statement.Fragment> = [sql`owner_id = ${owner}`]
-    const mode = filter.deleted ?? "exclude"
-    if (mode === "exclude") clauses.push(sql`deleted IS NULL`)
-    else if (mode === "only") clauses.push(sql`deleted IS NOT NULL`)
-    if (filter.ids !== undefined) {
-      clauses.push(sql`id IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.ids)}::jsonb))`)
-    }
-    if (filter.types !== undefined) {
-      clauses.push(sql`type IN (SELECT jsonb_array_elements_text(${JSON.stringify(filter.types)}::jsonb))`)
-    }
-    if (filter.source !== undefined) clauses.push(sql`source = ${filter.source}`)
-    if (filter.tags !== undefined && filter.tags.length > 0) {
-      clauses.push(sql`tags @> ${JSON.stringify(filter.tags)}::jsonb`)
-    }
-    clauses.push(...dataClauses(filter.data))
-    if (filter.activeAt !== undefined) {
-      const at = yield* iso("activeAt", filter.activeAt)
-      clauses.push(sql`(expires IS NULL OR expires > ${at}::timestamptz)`)
-    }
-    if (filter.since !== undefined) {
-      clauses.push(sql`COALESCE(updated, created) >= ${yield* iso("since", filter.since)}::timestamptz`)
-    }
-    if (filter.until !== undefined) {
-      clauses.push(sql`COALESCE(updated, created) <= ${yield* iso("until", filter.until)}::timestamptz`)
-    }
-    if (filter.createdAfter !== undefined) {
-      clauses.push(sql`created >= ${yield* iso("createdAfter", filter.createdAfter)}::timestamptz`)
-    }
-    if (filter.createdBefore !== undefined) {
-      clauses.push(sql`created <= ${yield* iso("createdBefore", filter.createdBefore)}::timestamptz`)
-    }
-    return sql.and(clauses)
+    return entry
   })
 
-  const page = (limit: number | undefined, offset: number | undefined) => {
-    const skip = Math.max(0, Math.floor(offset ?? 0))
-    return limit === undefined ? sql`OFFSET ${skip}` : sql`LIMIT ${Math.max(0, Math.floor(limit))} OFFSET ${skip}`
-  }
+/**
+ * Replaces the live entries matching `key` with `makeEntry(existing)`, under a transaction-scoped advisory lock on
+ * (owner, key) and row locks on the matches: concurrent upserts of one key never create duplicates.
+ */
+const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | undefined) => Entry) => {
+  const { sql, owner, select, order } = ctx
+  return ctx.owned(
+    `upserting ${key.type}`,
+    Effect.gen(function* () {
+      // the owner setting is evaluated before the lock in this target list, and both before any row is read
+      yield* sql`SELECT set_config('app.current_user', ${owner}, true),
+        pg_advisory_xact_lock(hashtextextended(${`upsert:${owner}:${stableJson(lockKey(key))}`}, 0))`
+      const clauses: Array<Statement.Fragment> = [
+        sql`owner_id = ${owner}`,
+        sql`type = ${key.type}`,
+        sql`deleted IS NULL`,
+        ...ctx.dataClauses(key.data)
+      ]
+      if (key.source !== undefined) clauses.push(sql`source = ${key.source}`)
+      if (key.logical_key !== undefined) clauses.push(sql`logical_key = ${key.logical_key}`)
+      const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE ${sql.and(clauses)}
+        ORDER BY ${order} FOR UPDATE`
+      const existing = rows.length === 0 ? undefined : toEntry(rows[0]!)
+      const next = makeEntry(existing)
+      const params = yield* ctx.encode(next)
+      const others = rows.filter((row) => row.id !== params.id).map((row) => row.id)
+      if (others.length > 0) {
+        yield* sql`DELETE FROM entries WHERE owner_id = ${owner}
+          AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`
+      }
+      yield* ctx.bumping(rows.some((row) => row.id === params.id) ? ctx.updateRow(params) : ctx.insertRow(params))
+      return { entry: next, previous: Option.fromNullishOr(existing) }
+    }),
+    true
+  )
+}
 
-  const store: StoreShape = {
+/** The `Store` port over one owner's SQL. */
+const makeStore = (ctx: Owned): StoreShape => {
+  const { sql, owner, select, order, owned, read } = ctx
+  return {
     version: read(
       "reading the store version",
       Effect.map(
@@ -301,23 +213,7 @@ export const make = Effect.fnUntraced(function* (
         (rows) => Number(rows[0]!.version)
       )
     ),
-    insert: (entry) =>
-      Effect.gen(function* () {
-        const params = yield* encode(entry)
-        yield* owned(`inserting entry ${params.id}`, bumping(insertRow(params))).pipe(
-          Effect.mapError((error) => {
-            const reason = (error.cause as SqlError | undefined)?.reason
-            return reason?._tag !== "UniqueViolation"
-              ? error
-              : reason.constraint.includes("logical_key")
-                ? fail(
-                    `a live entry with logical_key ${params.logical_key} already exists under source ${params.source}`
-                  )
-                : fail(`an entry with id ${params.id} already exists`)
-          })
-        )
-        return entry
-      }),
+    insert: (entry) => insertEntry(ctx, entry),
     get: (id) =>
       read(
         `reading entry ${id}`,
@@ -329,46 +225,17 @@ export const make = Effect.fnUntraced(function* (
       Effect.gen(function* () {
         if (filter.ids !== undefined && filter.ids.length === 0) return []
         if (filter.types !== undefined && filter.types.length === 0) return []
-        const condition = yield* where(filter)
+        const condition = yield* ctx.where(filter)
         const rows = yield* read(
           "querying entries",
-          sql<EntryRow>`SELECT ${select} FROM entries WHERE ${condition} ORDER BY ${order} ${page(
+          sql<EntryRow>`SELECT ${select} FROM entries WHERE ${condition} ORDER BY ${order} ${ctx.page(
             filter.limit,
             filter.offset
           )}`
         )
         return rows.map(toEntry)
       }),
-    upsert: (key, makeEntry) =>
-      owned(
-        `upserting ${key.type}`,
-        Effect.gen(function* () {
-          // the owner setting is evaluated before the lock in this target list, and both before any row is read
-          yield* sql`SELECT set_config('app.current_user', ${owner}, true),
-            pg_advisory_xact_lock(hashtextextended(${`upsert:${owner}:${stableJson(lockKey(key))}`}, 0))`
-          const clauses: Array<Statement.Fragment> = [
-            sql`owner_id = ${owner}`,
-            sql`type = ${key.type}`,
-            sql`deleted IS NULL`,
-            ...dataClauses(key.data)
-          ]
-          if (key.source !== undefined) clauses.push(sql`source = ${key.source}`)
-          if (key.logical_key !== undefined) clauses.push(sql`logical_key = ${key.logical_key}`)
-          const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE ${sql.and(clauses)}
-            ORDER BY ${order} FOR UPDATE`
-          const existing = rows.length === 0 ? undefined : toEntry(rows[0]!)
-          const next = makeEntry(existing)
-          const params = yield* encode(next)
-          const others = rows.filter((row) => row.id !== params.id).map((row) => row.id)
-          if (others.length > 0) {
-            yield* sql`DELETE FROM entries WHERE owner_id = ${owner}
-              AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`
-          }
-          yield* bumping(rows.some((row) => row.id === params.id) ? updateRow(params) : insertRow(params))
-          return { entry: next, previous: Option.fromNullishOr(existing) }
-        }),
-        true
-      ),
+    upsert: (key, makeEntry) => upsertEntry(ctx, key, makeEntry),
     update: (id, f) =>
       owned(
         `updating entry ${id}`,
@@ -379,13 +246,17 @@ export const make = Effect.fnUntraced(function* (
           const next = f(toEntry(rows[0]!))
           if (next === undefined) return Option.none<Entry>()
           const written = { ...next, id } as Entry
-          yield* bumping(updateRow(yield* encode(written)))
+          yield* ctx.bumping(ctx.updateRow(yield* ctx.encode(written)))
           return Option.some(written)
         })
       )
   }
+}
 
-  const search: FullTextSearch["Service"] = {
+/** Full-text search over one owner's entries, ranked by `ts_rank_cd`. */
+const makeSearch = (ctx: Owned, defaultLanguage: string, available: ReadonlySet<string>): FullTextSearch["Service"] => {
+  const { sql, select, order } = ctx
+  return {
     search: (request: SearchQuery) =>
       Effect.gen(function* () {
         if (typeof request.query !== "string") return yield* fail("query must be a string")
@@ -397,7 +268,7 @@ export const make = Effect.fnUntraced(function* (
           )
         }
         const limit = Math.min(100, Math.max(1, Math.floor(request.limit ?? 10)))
-        const condition = yield* where({
+        const condition = yield* ctx.where({
           ...(request.types === undefined ? {} : { types: request.types }),
           ...(request.source === undefined ? {} : { source: request.source }),
           ...(request.tags === undefined ? {} : { tags: request.tags }),
@@ -406,7 +277,7 @@ export const make = Effect.fnUntraced(function* (
           ...(request.activeAt === undefined ? {} : { activeAt: request.activeAt })
         })
         if (request.types !== undefined && request.types.length === 0) return []
-        const rows = yield* read(
+        const rows = yield* ctx.read(
           "searching entries",
           sql<EntryRow & { readonly rank: number }>`SELECT ${select}, ts_rank_cd(tsv, q)::float8 AS rank
             FROM entries, plainto_tsquery(${language}::regconfig, ${request.query}) AS q
@@ -416,22 +287,27 @@ export const make = Effect.fnUntraced(function* (
         return rows.map((row) => ({ entry: toEntry(row), rank: Number(row.rank) }))
       })
   }
+}
 
-  const feed: ChangeFeed["Service"] = {
-    subscribe: Effect.map(Effect.mapError(backend.subscribe, fromSql("subscribing to the change feed")), (changes) =>
-      changes.pipe(
-        Stream.filter((changed) => changed === owner),
-        Stream.map((changed) => ({ owner_id: changed })),
-        Stream.mapError(fromSql("listening to the change feed"))
-      )
+/** The change feed, filtered to one owner. */
+const makeFeed = (backend: Database.Backend, owner: string): ChangeFeed["Service"] => ({
+  subscribe: Effect.map(Effect.mapError(backend.subscribe, fromSql("subscribing to the change feed")), (changes) =>
+    changes.pipe(
+      Stream.filter((changed) => changed === owner),
+      Stream.map((changed) => ({ owner_id: changed })),
+      Stream.mapError(fromSql("listening to the change feed"))
     )
-  }
+  )
+})
 
-  const cleanup: Cleanup["Service"] = {
+/** The opt-in expiry purge of one owner. */
+const makeCleanup = (ctx: Owned): Cleanup["Service"] => {
+  const { sql, owner } = ctx
+  return {
     purgeExpired: (now) =>
       Effect.gen(function* () {
-        const at = yield* iso("now", now)
-        return yield* owned(
+        const at = yield* ctx.iso("now", now)
+        return yield* ctx.owned(
           "purging expired entries",
           Effect.gen(function* () {
             const purged = yield* sql<{ readonly id: string }>`DELETE FROM entries
@@ -439,27 +315,13 @@ export const make = Effect.fnUntraced(function* (
               AND EXISTS (SELECT 1 FROM entries p WHERE p.owner_id = ${owner} AND p.type = 'preference'
                 AND p.deleted IS NULL AND p.data ->> 'key' = 'auto_cleanup' AND p.data ->> 'value' = 'true')
               RETURNING id`
-            if (purged.length > 0) yield* bump
+            if (purged.length > 0) yield* ctx.bump
             return purged.length
           })
         )
       })
   }
-
-  return {
-    store: Store.of(store),
-    search: FullTextSearch.of(search),
-    feed: ChangeFeed.of(feed),
-    cleanup: Cleanup.of(cleanup)
-  }
-})
-
-const lockKey = (key: UpsertKey) => ({
-  type: key.type,
-  source: key.source ?? null,
-  data: key.data ?? null,
-  logical_key: key.logical_key ?? null
-})
+}
 
 /**
  * The services every store layer provides: the `Store` port, {@link FullTextSearch}, {@link ChangeFeed} and
