@@ -141,18 +141,11 @@ const outcomeOf = (value: unknown): PollOutcome => {
 // Monotonic seconds, as upstream uses (`time.monotonic()`): wall-clock jumps never reach the tracker.
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
-const make = Effect.fnUntraced(function* <E, R>(
-  options: SchedulerOptions<E, R>
-): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
-  const { agent, config } = options
-  const context = yield* Effect.context<R>()
-  const transitions: Array<Tracker.Transition> = []
-  const tracker = Tracker.make(config, { onTransition: (transition) => transitions.push(transition) })
-  const engagement = Engagement.make(config)
-  let paused = false
-
-  // Attributed metrics are cached per target: each keeps its precomputed series key, so a poll does not re-hash
-  // its attributes. A parted target's entries (and its gauge series) are dropped.
+/**
+ * The attributed metrics of one agent's targets, cached per target: each keeps its precomputed series key, so a
+ * poll does not re-hash its attributes. A parted target's entries (and its gauge series) are dropped.
+ */
+const targetMetrics = (agent: string) => {
   interface TargetMetrics {
     readonly gauge: Metric.Gauge<number>
     readonly polls: Map<string, Metric.Counter<number>>
@@ -176,9 +169,7 @@ const make = Effect.fnUntraced(function* <E, R>(
     }
     return counter
   }
-
   const setGauge = (target: string, band: Band) => Metric.update(metricsOf(target).gauge, Band.rank(band))
-
   const report = (transition: Tracker.Transition) =>
     Effect.all(
       [
@@ -197,6 +188,59 @@ const make = Effect.fnUntraced(function* <E, R>(
       ],
       { discard: true }
     )
+  const remove = (target: string) =>
+    Effect.suspend(() => {
+      const entry = metrics.get(target)
+      if (entry === undefined) return Effect.void
+      metrics.delete(target)
+      return Metric.remove(entry.gauge)
+    })
+  return { pollsOf, setGauge, report, remove }
+}
+
+/** What a poll needs: the agent, its tracker and metrics, and the poll itself with its context. */
+interface PollDeps<E, R> {
+  readonly agent: string
+  readonly tracker: Tracker.Tracker
+  readonly bandOf: (target: string) => Band
+  readonly metrics: ReturnType<typeof targetMetrics>
+  readonly poll: (band: Band) => Effect.Effect<unknown, E, R>
+  readonly context: Context.Context<R>
+}
+
+/** Polls one target; a failure is logged and retried next tick, a success marks the target polled and counts. */
+const pollTarget = <E, R>(deps: PollDeps<E, R>, target: string, now: number) =>
+  Effect.gen(function* () {
+    const { agent, tracker, bandOf } = deps
+    const exit = yield* Effect.exit(Effect.provideContext(deps.poll(bandOf(target)), deps.context))
+    if (Exit.isFailure(exit)) {
+      yield* Effect.logWarning(`attention: poll failed agent=${agent} target=${target}; retrying next tick`, exit.cause)
+      return { target, band: bandOf(target), outcome: "failed" } satisfies PollResult
+    }
+    const outcome = outcomeOf(exit.value)
+    const state = tracker.get(target)
+    // Parted while the poll ran: do not bring it back.
+    if (Option.isNone(state)) return { target, band: "IDLE", outcome } satisfies PollResult
+    tracker.markPolled(target, now)
+    const band = state.value.band
+    yield* Metric.update(deps.metrics.pollsOf(target, band, outcome), 1)
+    return { target, band, outcome } satisfies PollResult
+  })
+
+// Longer than ~80 lines on purpose: it is the service's closure, a member of a few lines per operation over the
+// one tracker, engagement and metrics they share; the metrics and the poll itself are their own functions above.
+const make = Effect.fnUntraced(function* <E, R>(
+  options: SchedulerOptions<E, R>
+): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
+  const { agent, config } = options
+  const context = yield* Effect.context<R>()
+  const transitions: Array<Tracker.Transition> = []
+  const tracker = Tracker.make(config, { onTransition: (transition) => transitions.push(transition) })
+  const engagement = Engagement.make(config)
+  let paused = false
+
+  const metrics = targetMetrics(agent)
+  const { setGauge, report } = metrics
 
   /**
    * Runs a tracker call, then reports the transitions it produced. A target the call created without a transition
@@ -217,24 +261,7 @@ const make = Effect.fnUntraced(function* <E, R>(
     Option.match(tracker.get(target), { onNone: () => "IDLE", onSome: (state) => state.band })
 
   const pollOne = (target: string, now: number) =>
-    Effect.gen(function* () {
-      const exit = yield* Effect.exit(Effect.provideContext(options.poll(target, bandOf(target)), context))
-      if (Exit.isFailure(exit)) {
-        yield* Effect.logWarning(
-          `attention: poll failed agent=${agent} target=${target}; retrying next tick`,
-          exit.cause
-        )
-        return { target, band: bandOf(target), outcome: "failed" } satisfies PollResult
-      }
-      const outcome = outcomeOf(exit.value)
-      const state = tracker.get(target)
-      // Parted while the poll ran: do not bring it back.
-      if (Option.isNone(state)) return { target, band: "IDLE", outcome } satisfies PollResult
-      tracker.markPolled(target, now)
-      const band = state.value.band
-      yield* Metric.update(pollsOf(target, band, outcome), 1)
-      return { target, band, outcome } satisfies PollResult
-    })
+    pollTarget({ agent, tracker, bandOf, metrics, poll: (band) => options.poll(target, band), context }, target, now)
 
   const pollAll = (targets: ReadonlyArray<string>, now: number) =>
     Effect.forEach(targets, (target) => pollOne(target, now))
@@ -286,10 +313,7 @@ const make = Effect.fnUntraced(function* <E, R>(
       Effect.suspend(() => {
         const engaged = engagement.forget(target)
         const known = tracker.forget(target) || engaged
-        const entry = metrics.get(target)
-        if (entry === undefined) return Effect.succeed(known)
-        metrics.delete(target)
-        return Effect.as(Metric.remove(entry.gauge), known)
+        return Effect.as(metrics.remove(target), known)
       }),
     pause: Effect.sync(() => {
       paused = true
