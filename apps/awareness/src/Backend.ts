@@ -21,6 +21,7 @@ import * as Stream from "effect/Stream"
 import type { MigrationError } from "effect/sql/Migrator"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import * as DataDirLock from "./DataDirLock.ts"
 
 /**
  * The backend service.
@@ -63,10 +64,17 @@ export const databaseLayer = (
   kind: Exclude<StoreKind, { _tag: "memory" }>
 ): Layer.Layer<
   SqlClient.SqlClient | Database.Backend,
-  DataDirError | SqlError | MigrationError | Database.DatabaseConfigError
+  DataDirError | DataDirLock.DataDirLocked | SqlError | MigrationError | Database.DatabaseConfigError
 > =>
   kind._tag === "embedded"
-    ? Layer.unwrap(Effect.as(ensureDirectory(kind.dataDir), Database.layerEmbedded({ dataDir: kind.dataDir })))
+    ? Layer.unwrap(
+        Effect.gen(function* () {
+          yield* ensureDirectory(kind.dataDir)
+          // PGlite has no lock of its own: a second process on the folder would lose writes.
+          if (!kind.dataDir.includes("://")) yield* DataDirLock.acquire(kind.dataDir)
+          return Database.layerEmbedded({ dataDir: kind.dataDir })
+        })
+      )
     : Database.layer({ url: kind.url })
 
 /**

@@ -10,6 +10,7 @@ import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
@@ -21,6 +22,8 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as Backend from "./Backend.ts"
+import * as DataDirLock from "./DataDirLock.ts"
+import * as RemoteBriefing from "./RemoteBriefing.ts"
 import * as Report from "./Report.ts"
 import * as Server from "./Server.ts"
 import * as Settings from "./Settings.ts"
@@ -34,11 +37,11 @@ import * as Token from "./Token.ts"
  */
 export class CliFailure extends Schema.TaggedError<CliFailure>()("CliFailure", { message: Schema.String }) {}
 
-const logLevels = ["All", "Trace", "Debug", "Info", "Warn", "Error", "Fatal", "None"] as const
-
 const storeFlags = {
   dataDir: Flag.String("data-dir").pipe(
-    Flag.withDescription("PGlite data directory (env HEED_DATA_DIR, default .heed/data)"),
+    Flag.withDescription(
+      `PGlite data directory, the same for every mode (env HEED_DATA_DIR, default ${Settings.defaultDataDir()})`
+    ),
     Flag.optional
   ),
   databaseUrl: Flag.String("database-url").pipe(
@@ -48,12 +51,12 @@ const storeFlags = {
   memory: Flag.Boolean("memory").pipe(
     Flag.withDescription("Keep everything in memory (nothing survives a restart; for trials and tests)"),
     Flag.withDefault(false)
-  ),
-  logLevel: Flag.Literals("log-level", logLevels).pipe(
-    Flag.withDescription("Minimum log level (env HEED_LOG_LEVEL, default Info); logs go to stderr"),
-    Flag.optional
   )
 }
+
+/** The settings, with the global `--log-level` flag (effect/cli's own) over HEED_LOG_LEVEL. */
+const loadSettings = (flags: Settings.Overrides) =>
+  Effect.flatMap(GlobalFlag.LogLevel, (logLevel) => Settings.load({ ...flags, logLevel }))
 
 /**
  * The store a command runs on, from the settings.
@@ -123,7 +126,7 @@ const serve = Command.make(
     ...storeFlags
   },
   Effect.fnUntraced(function* (flags) {
-    const settings = yield* Settings.load(flags)
+    const settings = yield* loadSettings(flags)
     const kind = storeKind(settings, flags.memory)
     const backend = Backend.layer(kind)
     if (flags.stdio) {
@@ -138,6 +141,7 @@ const serve = Command.make(
       )
       const service = Context.get(context, Backend.Backend)
       const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}/mcp`
+      if (kind._tag === "embedded") yield* DataDirLock.advertise(kind.dataDir, url)
       const briefing = yield* service.forOwner(settings.defaultOwner).pipe(
         Effect.flatMap((awareness) => (awareness.getBriefing as (p: object) => Effect.Effect<unknown, unknown>)({})),
         Effect.map((value) => JSON.stringify(value, null, 2)),
@@ -177,7 +181,7 @@ const briefing = Command.make(
     ...storeFlags
   },
   Effect.fnUntraced(function* (flags) {
-    const settings = yield* Settings.load(flags)
+    const settings = yield* loadSettings(flags)
     const owner = Option.getOrElse(flags.owner, () => settings.defaultOwner)
     yield* Effect.gen(function* () {
       const service = yield* Backend.Backend
@@ -188,9 +192,26 @@ const briefing = Command.make(
         Effect.mapError(() => new CliFailure({ message: "the briefing could not be generated" }))
       )
       yield* Console.log(JSON.stringify(value, null, 2))
-    }).pipe(Effect.provide(Backend.layer(storeKind(settings, flags.memory))), withLogging(settings.logLevel))
+    }).pipe(
+      Effect.provide(Backend.layer(storeKind(settings, flags.memory))),
+      // A running server holds the embedded store: read the briefing through it instead.
+      Effect.catchTag(
+        "DataDirLocked",
+        (locked): Effect.Effect<void, DataDirLock.DataDirLocked | RemoteBriefing.RemoteBriefingError> =>
+          locked.url === undefined
+            ? Effect.fail(locked)
+            : RemoteBriefing.fetch(locked.url, owner, settings).pipe(
+                Effect.flatMap((value) => Console.log(JSON.stringify(value, null, 2)))
+              )
+      ),
+      withLogging(settings.logLevel)
+    )
   })
-).pipe(Command.withDescription("Print the current briefing"))
+).pipe(
+  Command.withDescription(
+    "Print the current briefing (read through the running server when one holds the data directory)"
+  )
+)
 
 const token = Command.make(
   "token",
@@ -227,9 +248,9 @@ const token = Command.make(
 
 const migrate = Command.make(
   "migrate",
-  { dataDir: storeFlags.dataDir, databaseUrl: storeFlags.databaseUrl, logLevel: storeFlags.logLevel },
+  { dataDir: storeFlags.dataDir, databaseUrl: storeFlags.databaseUrl },
   Effect.fnUntraced(function* (flags) {
-    const settings = yield* Settings.load(flags)
+    const settings = yield* loadSettings(flags)
     const kind = storeKind(settings, false)
     if (kind._tag === "memory") return
     yield* Layer.build(Backend.databaseLayer(kind)).pipe(Effect.scoped, withLogging(settings.logLevel))

@@ -1,6 +1,6 @@
 /**
  * The awareness server's settings, from command-line flags first, then the environment, then defaults:
- * `HEED_PORT` (8420), `HEED_HOST` (127.0.0.1), `HEED_DATA_DIR` (`.heed/data`, embedded PGlite), `DATABASE_URL`
+ * `HEED_PORT` (8420), `HEED_HOST` (127.0.0.1), `HEED_DATA_DIR` (embedded PGlite; default {@link defaultDataDir}), `DATABASE_URL`
  * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { userInfo } from "node:os"
+import { homedir, userInfo } from "node:os"
+import { isAbsolute, join } from "node:path"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
@@ -78,6 +79,23 @@ const defaultOwner = (): string => {
   }
 }
 
+/**
+ * The default data directory of the embedded store, the same for every mode (HTTP, stdio, `briefing`, `migrate`,
+ * `./heed start`) whatever the working directory: `$XDG_DATA_HOME/heed/awareness`, else
+ * `~/.local/share/heed/awareness`.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const defaultDataDir = (
+  env: { readonly XDG_DATA_HOME?: string | undefined; readonly HOME?: string | undefined } = process.env
+): string => {
+  if (env.XDG_DATA_HOME !== undefined && isAbsolute(env.XDG_DATA_HOME)) {
+    return join(env.XDG_DATA_HOME, "heed", "awareness")
+  }
+  return join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".local", "share", "heed", "awareness")
+}
+
 const pick = <A>(override: Option.Option<A> | undefined, fallback: A): A =>
   override !== undefined && Option.isSome(override) ? override.value : fallback
 
@@ -93,7 +111,9 @@ export const load = (overrides: Overrides = {}) =>
     const env = yield* Config.all({
       port: Config.Port("HEED_PORT").pipe(Config.withDefault(8420)),
       host: Config.String("HEED_HOST").pipe(Config.withDefault("127.0.0.1")),
-      dataDir: Config.String("HEED_DATA_DIR").pipe(Config.withDefault(".heed/data")),
+      dataDir: Config.String("HEED_DATA_DIR").pipe(Config.option),
+      xdgDataHome: Config.String("XDG_DATA_HOME").pipe(Config.option),
+      home: Config.String("HOME").pipe(Config.option),
       databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
       authRequired: Config.Boolean("HEED_AUTH_REQUIRED").pipe(Config.withDefault(false)),
       secret: Config.Redacted("HEED_JWT_SECRET").pipe(Config.option),
@@ -115,7 +135,15 @@ export const load = (overrides: Overrides = {}) =>
     const settings: Settings = {
       port: pick(overrides.port, env.port),
       host: pick(overrides.host, env.host),
-      dataDir: pick(overrides.dataDir, env.dataDir),
+      dataDir: pick(
+        overrides.dataDir,
+        Option.getOrElse(env.dataDir, () =>
+          defaultDataDir({
+            XDG_DATA_HOME: Option.getOrUndefined(env.xdgDataHome),
+            HOME: Option.getOrUndefined(env.home)
+          })
+        )
+      ),
       databaseUrl: databaseOverride,
       authRequired: env.authRequired,
       secret: env.secret,

@@ -1,6 +1,8 @@
 /**
- * The awareness server's entry point: `node --conditions=@heed/source src/main.ts serve`. SIGINT and SIGTERM
- * interrupt the program, which closes the HTTP server (in-flight requests finish) and the store, then exits 0.
+ * The awareness server's entry point (`heed-awareness`, or `node --conditions=@heed/source src/main.ts` in the
+ * repository). SIGINT and SIGTERM interrupt the program, which closes the HTTP server (in-flight requests finish)
+ * and the store, then exits 0. A failure the user can fix prints one line (`heed-awareness: …`) and exits 1; the
+ * full cause follows only with `--log-level debug`.
  *
  * @since 0.1.0
  */
@@ -11,8 +13,29 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import * as Cli from "./Cli.ts"
+import * as UserError from "./UserError.ts"
 
-NodeRuntime.runMain(Cli.run.pipe(Effect.provide(NodeServices.layer)), {
+let failed = false
+
+const program = Cli.run.pipe(
+  Effect.provide(NodeServices.layer),
+  Effect.catchCause((cause): Effect.Effect<void, unknown> => {
+    const line = UserError.fromCause(cause)
+    if (line === undefined) return Effect.failCause(cause)
+    return Effect.sync(() => {
+      if (UserError.wantsDebug(process.argv, process.env)) process.stderr.write(`${Cause.pretty(cause)}\n`)
+      process.stderr.write(`heed-awareness: ${line}\n`)
+      failed = true
+    })
+  })
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
   teardown: (exit, onExit) =>
-    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+    failed
+      ? onExit(1)
+      : Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+        ? onExit(0)
+        : Runtime.defaultTeardown(exit, onExit)
 })

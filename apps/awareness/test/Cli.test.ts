@@ -70,6 +70,20 @@ describe("command line", () => {
         const clash = run(["serve", "--port", String(port), "--memory"])
         const clashCode = yield* Effect.promise(() => clash.exited)
         assert.notStrictEqual(clashCode, 0)
+        assert.strictEqual(
+          clash.errors().trim(),
+          `heed-awareness: port ${port} on 127.0.0.1 is already in use (another server?): stop it, or choose another port with --port or HEED_PORT`
+        )
+
+        // The data directory is locked: a second process on it fails naming the holder's PID (issue 12 #9) ...
+        const second = run(["serve", "--stdio", "--data-dir", join(dir, "nested", "data")])
+        assert.strictEqual(yield* Effect.promise(() => second.exited), 1)
+        assert.include(second.errors(), `is in use by process ${server.child.pid}`)
+        assert.notInclude(second.errors(), "    at ")
+        // ... and `briefing` reads through the running server instead.
+        const through = run(["briefing", "--data-dir", join(dir, "nested", "data")])
+        assert.strictEqual(yield* Effect.promise(() => through.exited), 0, through.errors())
+        assert.strictEqual(JSON.parse(through.output()).attention_needed, false)
 
         yield* Effect.scoped(
           Effect.gen(function* () {
@@ -91,6 +105,44 @@ describe("command line", () => {
         const printed = JSON.parse(briefing.output())
         assert.strictEqual(printed.sources["synology-nas"].status, "critical")
         assert.strictEqual(printed.sources["synology-nas"].headline, "Disk failing")
+      }),
+    { timeout: 180_000 }
+  )
+
+  it.live(
+    "user errors print one line without a stack trace and exit 1; --log-level debug adds the cause; --help lists --log-level once",
+    () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<[ReadonlyArray<string>, Record<string, string>, string]> = [
+          [
+            ["serve", "--memory"],
+            { HEED_AUTH_REQUIRED: "true", HEED_JWT_SECRET: "" },
+            "HEED_AUTH_REQUIRED=true needs HEED_JWT_SECRET"
+          ],
+          [["briefing", "--database-url", "postgres://nobody@127.0.0.1:1/none"], {}, "the database is unavailable"],
+          [
+            ["serve", "--memory"],
+            { HEED_PORT: "not-a-port" },
+            'bad setting: Expected a string representing a finite number at ["HEED_PORT"]'
+          ],
+          [["token", "--user", "alice"], { HEED_JWT_SECRET: "" }, "set HEED_JWT_SECRET"]
+        ]
+        for (const [args, env, expected] of cases) {
+          const child = run(args, env)
+          assert.strictEqual(yield* Effect.promise(() => child.exited), 1, args.join(" "))
+          const lines = child.errors().trim().split("\n")
+          assert.strictEqual(lines.length, 1, child.errors())
+          assert.match(lines[0]!, /^heed-awareness: /)
+          assert.include(lines[0]!, expected)
+        }
+        const debug = run(["--log-level", "debug", "token", "--user", "alice"], { HEED_JWT_SECRET: "" })
+        assert.strictEqual(yield* Effect.promise(() => debug.exited), 1)
+        assert.include(debug.errors(), "CliFailure")
+        assert.include(debug.errors(), "heed-awareness: set HEED_JWT_SECRET")
+        const help = run(["serve", "--help"])
+        assert.strictEqual(yield* Effect.promise(() => help.exited), 0)
+        assert.strictEqual(help.output().split("--log-level").length - 1, 1)
+        assert.include(help.output(), "heed/awareness")
       }),
     { timeout: 180_000 }
   )

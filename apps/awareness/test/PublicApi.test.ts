@@ -141,14 +141,18 @@ describe("heed-awareness command line (public contract)", () => {
   )
 
   it.live(
-    "migrate without HEED_DATA_DIR creates the embedded store in .heed/data under the working directory",
+    "migrate without HEED_DATA_DIR creates the embedded store in the one default folder, " +
+      "$XDG_DATA_HOME/heed/awareness or ~/.local/share/heed/awareness, whatever the working directory",
     () =>
       Effect.gen(function* () {
         const dir = yield* tempDir
-        const migrate = cli(["migrate"], dir)
+        const migrate = cli(["migrate"], join(dir), { HOME: join(dir, "home"), XDG_DATA_HOME: "" })
         assert.strictEqual(yield* migrate.exited, 0, migrate.errors())
         assert.include(migrate.output(), "migrated")
-        assert.isTrue(existsSync(join(dir, ".heed", "data", "PG_VERSION")))
+        assert.isTrue(existsSync(join(dir, "home", ".local", "share", "heed", "awareness", "PG_VERSION")))
+        const xdg = cli(["migrate"], dir, { HOME: join(dir, "home"), XDG_DATA_HOME: join(dir, "xdg") })
+        assert.strictEqual(yield* xdg.exited, 0, xdg.errors())
+        assert.isTrue(existsSync(join(dir, "xdg", "heed", "awareness", "PG_VERSION")))
       }).pipe(Effect.scoped),
     120_000
   )

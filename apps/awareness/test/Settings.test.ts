@@ -10,15 +10,20 @@ const withEnv = (env: Record<string, string>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
 
 describe("Settings", () => {
-  it.effect("defaults: port 8420, 127.0.0.1, .heed/data, PGlite, auth off, Info", () =>
+  it.effect("defaults: port 8420, 127.0.0.1, ~/.local/share/heed/awareness, PGlite, auth off, Info", () =>
     Effect.gen(function* () {
-      const settings = yield* Settings.load().pipe(withEnv({}))
+      const settings = yield* Settings.load().pipe(withEnv({ HOME: "/home/ada" }))
       assert.deepStrictEqual(
         [settings.port, settings.host, settings.dataDir, settings.authRequired, settings.logLevel],
-        [8420, "127.0.0.1", ".heed/data", false, "Info"]
+        [8420, "127.0.0.1", "/home/ada/.local/share/heed/awareness", false, "Info"]
       )
       assert.isTrue(Option.isNone(settings.databaseUrl))
-      assert.deepStrictEqual(Cli.storeKind(settings, false), { _tag: "embedded", dataDir: ".heed/data" })
+      assert.deepStrictEqual(Cli.storeKind(settings, false), {
+        _tag: "embedded",
+        dataDir: "/home/ada/.local/share/heed/awareness"
+      })
+      const xdg = yield* Settings.load().pipe(withEnv({ HOME: "/home/ada", XDG_DATA_HOME: "/data/xdg" }))
+      assert.strictEqual(xdg.dataDir, "/data/xdg/heed/awareness")
     })
   )
 
