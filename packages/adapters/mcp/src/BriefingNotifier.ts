@@ -5,8 +5,8 @@
  * `notifications/resources/updated` for `awareness://briefing` to the subscribed clients (over stdio and in memory
  * on every protocol version; over HTTP through the 2026-07-28 `subscriptions/listen`).
  *
- * Content means the briefing without `generated`, `staleness_sec`, `suggested_mention` and the age-bearing headline
- * of stale sources, so a briefing that only ages does not notify again.
+ * Content means the briefing without `generated`, `staleness_sec`, `suggested_mention`, the age-bearing headline
+ * of stale sources and the `in_minutes` of upcoming items, so a briefing that only ages does not notify again.
  *
  * **Gotchas**
  *
@@ -89,6 +89,13 @@ export const fingerprint = (briefing: unknown): string => {
       }
     }
     rest.sources = normalised
+  }
+  if (Array.isArray(rest.upcoming)) {
+    rest.upcoming = rest.upcoming.map((item: unknown) => {
+      if (!Predicate.isObject(item)) return item
+      const { in_minutes: _minutes, ...kept } = item as Record<string, unknown>
+      return kept
+    })
   }
   return JSON.stringify(rest)
 }

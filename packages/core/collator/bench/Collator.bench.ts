@@ -1,6 +1,6 @@
 import { record, run } from "@heed/bench"
 import { countO200k, toCompactJson } from "@heed/schema"
-import { Collator, type Entry } from "../src/index.ts"
+import { type Briefing, BriefingView, Collator, type Entry } from "../src/index.ts"
 
 const now = new Date("2026-03-20T12:00:00Z")
 const iso = (offsetSec: number) => new Date(now.getTime() + offsetSec * 1000).toISOString().replace(".000Z", "Z")
@@ -123,7 +123,27 @@ const twoIssues: Collator.Snapshot = {
   ]
 }
 
-const tokensOf = (snapshot: Collator.Snapshot) => countO200k(toCompactJson(Collator.generate(snapshot, now).briefing))
+// One critical source, one stale source, one intention due (issue 15's mid-size case).
+const mixed: Collator.Snapshot = {
+  ...allClear,
+  statuses: [...allClear.statuses, entry("status", "ci2", { metrics: {}, ttl_sec: 120 }, { created: iso(-400) })],
+  alerts: [
+    entry("alert", "synology-nas", {
+      alert_id: "raid_degraded",
+      level: "critical",
+      alert_type: "structural",
+      message: "RAID degraded: disk 3 failed",
+      resolved: false
+    })
+  ],
+  intentions: [entry("intention", "home", { goal: "Call the plumber", state: "pending", deliver_at: iso(-60) })]
+}
+
+const cases = {
+  "all clear, 3 sources": allClear,
+  "1 critical + 1 stale + 1 intention": mixed,
+  "2 issues, 3 sources": twoIssues
+}
 const largeResult = Collator.generate(large, now)
 
 await run(
@@ -134,22 +154,33 @@ await run(
       fn: () => Collator.generate(large, now),
       figures: () => ({ tokens: largeResult.tokens, active_alerts: largeResult.briefing.active_alerts })
     },
+    ...Object.entries(cases).map(([name, snapshot]) => ({ name, fn: () => Collator.generate(snapshot, now) })),
     {
-      name: "all clear, 3 sources",
-      fn: () => Collator.generate(allClear, now),
-      figures: { tokens: tokensOf(allClear) }
+      name: "all clear, 3 sources, then its compact JSON",
+      fn: () => toCompactJson(BriefingView.json(Collator.generate(allClear, now).briefing))
     },
     {
-      name: "2 issues, 3 sources",
-      fn: () => Collator.generate(twoIssues, now),
-      figures: { tokens: tokensOf(twoIssues) }
+      name: "all clear, 3 sources, then its text",
+      fn: () => BriefingView.text(Collator.generate(allClear, now).briefing)
     }
   ],
   { timeMs: 2000 }
 )
 
-record("Collator briefing tokens (o200k, compact JSON)", [
-  { name: "all clear, 3 sources (target <= 100)", figures: { tokens: tokensOf(allClear) } },
-  { name: "2 issues, 3 sources", figures: { tokens: tokensOf(twoIssues) } },
-  { name: "large snapshot (target <= 500)", figures: { tokens: largeResult.tokens } }
+/** o200k tokens of what `get_briefing` returns: compact JSON (default and `explain: true`) and plain text. */
+const tokenRow = (name: string, briefing: Briefing) => ({
+  name,
+  figures: {
+    json: countO200k(toCompactJson(BriefingView.json(briefing))),
+    json_explain: countO200k(toCompactJson(BriefingView.json(briefing, { explain: true }))),
+    text: countO200k(BriefingView.text(briefing)),
+    pretty_json_explain: countO200k(JSON.stringify(briefing, null, 2))
+  }
+})
+
+record("Collator briefing tokens (o200k): get_briefing JSON, JSON with explain, text; pretty = the old tool text", [
+  tokenRow("all clear, 3 sources (targets: text <= 60, json <= 100)", Collator.generate(allClear, now).briefing),
+  tokenRow("1 critical + 1 stale + 1 intention (target: text <= 120)", Collator.generate(mixed, now).briefing),
+  tokenRow("2 issues, 3 sources", Collator.generate(twoIssues, now).briefing),
+  tokenRow("large snapshot (target: json <= 400)", largeResult.briefing)
 ])

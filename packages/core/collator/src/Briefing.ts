@@ -25,20 +25,23 @@ export const SourceStatus = Schema.Literals(["ok", "info", "warning", "critical"
 export type SourceStatus = typeof SourceStatus.Type
 
 /**
- * One source line: `status`, `last_report` (ISO or `null` for a source that only has alerts), and when something is
- * wrong a `headline` and a `drill_down` URI. heed adds `alerts` (how many alerts surfaced, when more than one),
- * `resurfaced` (a suppression on the headline alert expired), `flapping` and `escalated` (an unacknowledged warning
- * older than the escalation timeout now counts as critical).
+ * One source line: `status`, `last_report` (ISO or `null` for a source that only has alerts; left out for healthy
+ * sources unless the briefing is read with `explain`), and when something is wrong a `headline` and a `drill_down`
+ * URI. heed adds `alerts` (how many alerts surfaced, when more than one), `stale` (a critical source that has also
+ * stopped reporting: staleness never hides a critical alert), `resurfaced` (a suppression on the headline alert
+ * expired), `flapping` and `escalated` (an unacknowledged warning older than the escalation timeout now counts as
+ * critical).
  *
  * @category schemas
  * @since 0.1.0
  */
 export const SourceLine = Schema.Struct({
   status: SourceStatus,
-  last_report: Schema.NullOr(Schema.String),
+  last_report: Schema.optionalKey(Schema.NullOr(Schema.String)),
   headline: Schema.optionalKey(Schema.String),
   drill_down: Schema.optionalKey(Schema.String),
   alerts: Schema.optionalKey(Schema.Int),
+  stale: Schema.optionalKey(Schema.Boolean),
   resurfaced: Schema.optionalKey(Schema.Boolean),
   flapping: Schema.optionalKey(Schema.Boolean),
   escalated: Schema.optionalKey(Schema.Boolean)
@@ -76,12 +79,18 @@ export const SourceGroup = Schema.Struct({
 export type SourceGroup = typeof SourceGroup.Type
 
 /**
- * An upcoming item: an intention whose `deliver_at` falls within the horizon.
+ * An upcoming item: an intention whose `deliver_at` falls within the horizon, with its `summary` (the goal), its
+ * `deliver_at` (ISO, UTC) and `in_minutes` (minutes from the briefing's `generated` until then, rounded up).
  *
  * @category schemas
  * @since 0.1.0
  */
-export const UpcomingItem = Schema.Struct({ source: Schema.String, summary: Schema.String })
+export const UpcomingItem = Schema.Struct({
+  source: Schema.String,
+  summary: Schema.String,
+  deliver_at: Schema.optionalKey(Schema.String),
+  in_minutes: Schema.optionalKey(Schema.Int)
+})
 
 /**
  * An upcoming item.
@@ -170,7 +179,8 @@ export type Evaluation = typeof Evaluation.Type
  * upcoming, attention_needed, fired_intentions (only when non-empty), pending_intentions, evaluation,
  * suggested_mention (only when attention is needed)`, plus heed's optional `groups` (sources with the same
  * problem), `ok_sources` (how many healthy sources were folded away to fit the budget) and `omitted` (what else did
- * not fit).
+ * not fit). `evaluation` (and healthy sources' `last_report`) are present in the full briefing (the resource) and
+ * left out of what `get_briefing` returns unless it is asked to `explain`.
  *
  * @category schemas
  * @since 0.1.0

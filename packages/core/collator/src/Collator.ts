@@ -12,7 +12,6 @@
  *
  * @since 0.1.0
  */
-import { countO200k } from "@heed/schema"
 import type { Briefing, Evaluation, SourceLine, UpcomingItem } from "./Briefing.ts"
 import type { Entry, Level } from "./Entry.ts"
 import { severityRank } from "./Entry.ts"
@@ -31,6 +30,7 @@ import {
   toSuppression
 } from "./internal/suppression.ts"
 import { makeZoneCache, parseIso, toIso, type ZoneCache } from "./internal/time.ts"
+import { countO200kFast } from "./internal/tokens.ts"
 
 /**
  * The entries a briefing is built from. Each array may hold more than the collator uses: deleted and expired
@@ -65,7 +65,7 @@ export interface InhibitRule {
 
 /**
  * Token budgets, exclusive (the briefing stays strictly under them): `all_clear` (default 200) applies when nothing
- * needs attention, `issues` (default 500) otherwise.
+ * needs attention, `issues` (default 400; the seed asks for under 500, and agents read less) otherwise.
  *
  * @category models
  * @since 0.1.0
@@ -81,8 +81,9 @@ export interface Budget {
  * - `upcoming_horizon_minutes` (default 60): intentions due within this horizon populate `upcoming`.
  * - `timezone` (default `"UTC"`): the owner's IANA zone for pattern conditions and time windows; an unknown zone
  *   throws {@link CollatorInputError}.
- * - `countTokens` (default o200k): counts the compact JSON of the briefing.
- * - `budget`: exclusive token budgets (under 200 all clear, under 500 with issues).
+ * - `countTokens` (default o200k, exact): counts the compact JSON of the briefing; it is called only when the
+ *   briefing's size does not already show that it fits.
+ * - `budget`: exclusive token budgets (under 200 all clear, under 400 with issues).
  * - `inhibit_rules` (default none): see {@link InhibitRule}.
  * - `flap_threshold` (default 4) state changes within `flap_window_minutes` (default 60) mark an alert flapping:
  *   it keeps firing through short resolutions instead of toggling the briefing.
@@ -112,7 +113,7 @@ export interface Options {
 
 /**
  * The result of {@link generate}: the `briefing`, the intentions it delivers (`fired`, in briefing order, as
- * they were in the snapshot), the token count of the briefing, and `valid_until`: the earliest instant at which the
+ * they were in the snapshot), the token count of the briefing (exact, counted on first read), and `valid_until`: the earliest instant at which the
  * same snapshot could give a different briefing (a status going stale, a suppression expiring, an intention coming
  * due, ...), or `null` if none is known. Caches use it.
  *
@@ -321,7 +322,14 @@ const applicablePatterns = (entries: ReadonlyArray<Entry>, s: Settings, v: Valid
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 2: staleness, suppression and patterns, source by source
 
-const noProblem = { alertCount: 0, groupKey: undefined, resurfaced: false, flapping: false, escalated: false }
+const noProblem = {
+  alertCount: 0,
+  groupKey: undefined,
+  stale: false,
+  resurfaced: false,
+  flapping: false,
+  escalated: false
+}
 
 /** The stale line of a source whose status is older than its `ttl_sec`, or the instant it goes stale. */
 const staleness = (source: string, status: Status, now: number): Line | number => {
@@ -335,13 +343,17 @@ const staleness = (source: string, status: Status, now: number): Line | number =
     lastReport: status.raw,
     headline: `${source} has not reported in ${Math.floor(age / 1000)}s`,
     drillDown: `awareness://status/${source}`,
+    time: status.time,
     ...noProblem
   }
 }
 
 interface Screened {
   readonly staleLines: Map<string, Line>
-  /** The alerts of each fresh source that no suppression or pattern explains. */
+  /**
+   * The alerts of each source that no suppression or pattern explains: all of a fresh source's, only the critical
+   * ones of a stale source (staleness never hides a critical alert; upstream skipped them all).
+   */
   readonly candidates: Map<string, Array<Alert>>
 }
 
@@ -378,7 +390,7 @@ const screenAlerts = (
   return kept
 }
 
-/** Stage 2 for every source: stale sources skip their alerts (they are not checked). */
+/** Stage 2 for every source: stale sources check only their critical alerts. */
 const screen = (
   sourceNames: ReadonlyArray<string>,
   input: {
@@ -402,10 +414,10 @@ const screen = (
       else {
         evaluation.stale_sources++
         staleLines.set(source, stale)
-        continue
       }
     }
-    const alerts = input.alerts.get(source) ?? []
+    const all = input.alerts.get(source) ?? []
+    const alerts = staleLines.has(source) ? all.filter((alert) => alert.rank === 2) : all
     candidates.set(source, screenAlerts(source, alerts, input.suppressions, input.patterns, wordsOfText, evaluation))
   }
   return { staleLines, candidates }
@@ -485,13 +497,17 @@ const surface = (
   return { surfaced, top }
 }
 
-/** The line of a fresh source: its headline alert, else its status headline (`info`), else `ok`. */
+/**
+ * The line of a source: its headline alert, else its status headline (`info`), else `ok`. `stale`: the source
+ * stopped reporting (it has a line only when a critical alert surfaced).
+ */
 const sourceLine = (
   source: string,
   status: Status | undefined,
   surfaced: number,
   top: Top | undefined,
-  resurfaced: boolean
+  resurfaced: boolean,
+  stale: boolean
 ): Line => {
   const lastReport = status === undefined ? null : status.raw
   if (top === undefined) {
@@ -502,6 +518,7 @@ const sourceLine = (
       lastReport,
       headline,
       drillDown: headline === undefined ? undefined : `awareness://status/${source}`,
+      time: status?.time ?? 0,
       ...noProblem
     }
   }
@@ -513,12 +530,20 @@ const sourceLine = (
     headline: top.alert.message,
     drillDown: `awareness://alerts/${source}`,
     alertCount: surfaced,
-    groupKey: `${top.rank}\u0000${top.alert.alertId}`,
+    groupKey: `${top.rank}\u0000${top.alert.alertId}${stale ? "\u0000stale" : ""}`,
+    time: top.alert.time,
+    stale,
     resurfaced,
     flapping: top.alert.flapping,
     escalated: top.escalated
   }
 }
+
+const severity: Record<SourceLine["status"], number> = { critical: 0, stale: 1, warning: 2, info: 3, ok: 4 }
+
+/** Most severe first, then the most recent (headline alert, else status report), then by name. */
+const bySeverityThenRecency = (a: Line, b: Line): number =>
+  severity[a.status] - severity[b.status] || b.time - a.time || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 5: intentions
@@ -549,7 +574,14 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
     } else {
       v.until(at)
       if (at <= s.now + s.horizon) {
-        upcoming.push({ item: { source: entry.source, summary: str(data.goal) ?? str(data.description) ?? "" }, at })
+        const summary = str(data.goal) ?? str(data.description) ?? ""
+        const item = {
+          source: entry.source,
+          summary,
+          deliver_at: toIso(at),
+          in_minutes: Math.ceil((at - s.now) / minute)
+        }
+        upcoming.push({ item, at })
       } else {
         v.until(at - s.horizon)
       }
@@ -557,6 +589,8 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
   }
   due.sort((a, b) => a.urgency - b.urgency || a.at - b.at)
   upcoming.sort((a, b) => a.at - b.at)
+  // An upcoming item's `in_minutes` changes every minute.
+  if (upcoming.length > 0) v.timeDependent = true
   return { due, upcoming: upcoming.map((u) => u.item), pending }
 }
 
@@ -575,7 +609,7 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
  * left surfaces, most severe first. Pending or snoozed intentions whose `deliver_at` has passed fire; those due
  * within the horizon are `upcoming`.
  *
- * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 500 with issues, or
+ * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 400 with issues, or
  * `options.budget`). Every source keeps its own line (with `groups` added on top for sources sharing a problem)
  * whenever that fits; otherwise ok sources fold into `ok_sources`, sources with the same problem fold into their
  * group line, and the least severe lines into `omitted`. Critical sources win space before fired intentions:
@@ -618,18 +652,19 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
   let activeAlerts = 0
   for (const source of sourceNames) {
     const stale = staleLines.get(source)
-    if (stale !== undefined) {
+    const { surfaced, top } = surface(candidates.get(source) ?? [], inhibited, s, v, evaluation)
+    if (stale !== undefined && top === undefined) {
       lines.push(stale)
       continue
     }
-    const { surfaced, top } = surface(candidates.get(source) ?? [], inhibited, s, v, evaluation)
     evaluation.surfaced += surfaced
     activeAlerts += surfaced
     const expired = suppressions.expiredBySource.get(source) ?? []
     const resurfaced = top !== undefined && isResurfaced(top.alert, expired, suppressions.globalExpired, s.now)
     if (resurfaced) evaluation.resurfaced++
-    lines.push(sourceLine(source, statuses.get(source), surfaced, top, resurfaced))
+    lines.push(sourceLine(source, statuses.get(source), surfaced, top, resurfaced, stale !== undefined))
   }
+  lines.sort(bySeverityThenRecency)
   // Stage 5: intentions.
   const intentions = readIntentions(snapshot.intentions, s, v)
   // Stage 6: fit the budget.
@@ -645,7 +680,15 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     upcoming: intentions.upcoming
   }
   const attention = lines.some((line) => line.status !== "ok") || model.upcoming.length > 0 || model.due.length > 0
-  const budget = attention ? (options.budget?.issues ?? 500) : (options.budget?.all_clear ?? 200)
-  const rendered = fit(model, attention, budget, options.countTokens ?? countO200k)
-  return { ...rendered, valid_until: v.result() }
+  const budget = attention ? (options.budget?.issues ?? 400) : (options.budget?.all_clear ?? 200)
+  const rendered = fit(model, attention, budget, options.countTokens ?? countO200kFast)
+  return {
+    briefing: rendered.briefing,
+    fired: rendered.fired,
+    // Counted when read: the fitter counts exactly only when the briefing's size does not settle the budget.
+    get tokens() {
+      return rendered.tokens
+    },
+    valid_until: v.result()
+  }
 }

@@ -5,8 +5,12 @@
  * @since 0.1.0
  */
 import type { FiredIntention, SourceGroup, SourceLine, UpcomingItem } from "./Briefing.ts"
+import { sentence } from "./internal/text.ts"
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** `"N warning"` / `"N warnings"` */
+const count = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
 
 const names = (list: ReadonlyArray<string>, max: number | undefined): string =>
   max === undefined || list.length <= max
@@ -32,9 +36,9 @@ export interface SummaryInput {
 
 /**
  * Upstream's `compose_summary`: `"All clear across N source[s]."`, or parts such as `"K critical on a, b"`,
- * `"K warning on c"` (K counts sources), `"x, y stale"`, `"N upcoming item[s]"`, `"N intention[s] ready"` joined
+ * `"K warning[s] on c"` (K counts sources), `"x, y stale"`, `"N upcoming item[s]"`, `"N intention[s] ready"` joined
  * with `". "` and ending with `"."`. heed adds `"K info on d"` and, with `maxNames`, caps name lists
- * (`"a, b and 3 more"`).
+ * (`"a, b and 3 more"`). Source names come in the order given (the collator gives them by name).
  *
  * @category rendering
  * @since 0.1.0
@@ -43,7 +47,8 @@ export const composeSummary = (input: SummaryInput, maxNames?: number): string =
   if (!input.attention_needed) return `All clear across ${plural(input.source_count, "source")}.`
   const parts: Array<string> = []
   if (input.critical.length > 0) parts.push(`${input.critical.length} critical on ${names(input.critical, maxNames)}`)
-  if (input.warning.length > 0) parts.push(`${input.warning.length} warning on ${names(input.warning, maxNames)}`)
+  if (input.warning.length > 0)
+    parts.push(`${count(input.warning.length, "warning")} on ${names(input.warning, maxNames)}`)
   const info = input.info ?? []
   if (info.length > 0) parts.push(`${info.length} info on ${names(info, maxNames)}`)
   if (input.stale.length > 0) parts.push(`${names(input.stale, maxNames)} stale`)
@@ -67,10 +72,19 @@ export interface MentionInput {
 
 const prefix = (status: string): string => (status === "critical" ? "CRITICAL" : status === "stale" ? "STALE" : "FYI")
 
+const rank: Record<string, number> = { critical: 0, stale: 1, warning: 2, info: 3 }
+
+/** `"UPCOMING in 25 min: goal"` (or the bare summary for an item without a due time). */
+const upcomingItem = (item: UpcomingItem): string =>
+  item.in_minutes === undefined ? item.summary : `UPCOMING in ${item.in_minutes} min: ${item.summary}`
+
 /**
- * Upstream's `compose_mention`: for each source with a headline `"CRITICAL: h"`, `"STALE: h"` or `"FYI: h"`, then
- * each upcoming summary, then `"INTENTION: goal"`, joined with single spaces. heed adds group lines
- * (`"FYI: h (3 sources: a, b, c)"`) and marks re-surfaced headlines `"(suppression expired)"`. A group whose
+ * Upstream's `compose_mention`, ordered and punctuated: for each source with a headline `"CRITICAL: h"`,
+ * `"STALE: h"` or `"FYI: h"`, most severe first (critical, stale, warning, info; in the order given within one
+ * status), then each upcoming item (`"UPCOMING in 25 min: goal"`), then `"INTENTION: goal"`; items are separated
+ * by a full stop (unless one already ends a sentence) and a space. heed adds group lines
+ * (`"FYI: h (3 sources: a, b, c)"`), marks re-surfaced headlines `"(suppression expired)"` and critical sources
+ * that stopped reporting `"(a stopped reporting)"`. A group whose
  * sources are all listed in `sources` with the group's headline is mentioned once, as its group line, where its
  * first source would be; a group whose sources have different headlines is mentioned source by source; a group
  * whose sources were folded away (not all listed) is mentioned as its group line after the sources.
@@ -91,20 +105,26 @@ export const composeMention = (input: MentionInput): string => {
       for (const name of group.sources) collapsed.set(name, group)
     }
   }
-  const parts: Array<string> = []
+  const problems: Array<{ readonly text: string; readonly rank: number }> = []
   const mentioned = new Set<SourceGroup>()
   for (const [name, line] of Object.entries(input.sources)) {
     if (line.headline === undefined) continue
     const group = collapsed.get(name)
     if (group !== undefined) {
-      if (!mentioned.has(group)) parts.push(groupLine(group))
+      if (!mentioned.has(group)) problems.push({ text: groupLine(group), rank: rank[group.status] ?? 4 })
       mentioned.add(group)
       continue
     }
-    parts.push(`${prefix(line.status)}: ${line.headline}${line.resurfaced === true ? " (suppression expired)" : ""}`)
+    const marks = `${line.resurfaced === true ? " (suppression expired)" : ""}${line.stale === true ? ` (${name} stopped reporting)` : ""}`
+    problems.push({ text: `${prefix(line.status)}: ${line.headline}${marks}`, rank: rank[line.status] ?? 4 })
   }
-  for (const group of input.groups ?? []) if (!detailed.has(group)) parts.push(groupLine(group))
-  for (const item of input.upcoming) parts.push(item.summary)
+  for (const group of input.groups ?? []) {
+    if (!detailed.has(group)) problems.push({ text: groupLine(group), rank: rank[group.status] ?? 4 })
+  }
+  // A stable sort: within one status, the order given.
+  problems.sort((a, b) => a.rank - b.rank)
+  const parts = problems.map((problem) => problem.text)
+  for (const item of input.upcoming) parts.push(upcomingItem(item))
   for (const intention of input.fired_intentions ?? []) parts.push(`INTENTION: ${intention.goal}`)
-  return parts.join(" ")
+  return parts.map((part, i) => (i < parts.length - 1 ? sentence(part) : part)).join(" ")
 }

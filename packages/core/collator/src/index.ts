@@ -8,6 +8,14 @@ export * from "./Awareness.ts"
 export * from "./Briefing.ts"
 
 /**
+ * The briefing as an agent reads it: `BriefingView.json(briefing, { explain })` (compact unless asked to explain)
+ * and `BriefingView.text(briefing)` (plain text, one line per item, most severe first).
+ *
+ * @since 0.1.0
+ */
+export * as BriefingView from "./BriefingView.ts"
+
+/**
  * The collator: `Collator.generate(snapshot, now, options?)` digests awareness entries into a token-budgeted
  * briefing, purely and synchronously, plus the predicates and templates it is built from (`isSuppressed`,
  * `matchesPattern`, `validateConditions`, `composeSummary`, `composeMention`).

@@ -478,7 +478,9 @@ describe("Awareness: intentions", () => {
       const awareness = yield* setup
       yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })
       const briefing = yield* awareness.getBriefing()
-      assert.deepStrictEqual(briefing.upcoming, [{ source: "gcal", summary: "Dentist" }])
+      assert.deepStrictEqual(briefing.upcoming, [
+        { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:40:00Z", in_minutes: 40 }
+      ])
       assert.isUndefined(briefing.fired_intentions)
     }).pipe(Effect.provide(TestLayer))
   )

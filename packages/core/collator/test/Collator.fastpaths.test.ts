@@ -12,9 +12,25 @@ import { alert, NOW, pattern, snapshot, status, suppression } from "./fixtures.t
 
 const naive = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/
 
-/** The plain definition: the runtime's parser, with naive timestamps read as UTC. */
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
+
+/**
+ * The plain definition: the runtime's parser, with naive timestamps read as UTC, except that a date or time that
+ * does not exist (February 30th, 23:60) is rejected instead of rolled over. Years before 100 are checked with the
+ * proleptic calendar of year + 400 (the same leap rule).
+ */
 const referenceParse = (value: string): number | undefined => {
   if (value.length === 0) return undefined
+  const fields = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value)
+  if (fields !== null) {
+    const [year, month, day] = [Number(fields[1]), Number(fields[2]), Number(fields[3])]
+    if (month < 1 || month > 12 || day < 1 || day > daysIn(year + 400, month)) return undefined
+    if (fields[4] !== undefined) {
+      const [hour, minute, second] = [Number(fields[4]), Number(fields[5]), Number(fields[6] ?? 0)]
+      const endOfDay = hour === 24 && minute === 0 && second === 0
+      if (!endOfDay && (hour > 23 || minute > 59 || second > 59)) return undefined
+    }
+  }
   const ms = Date.parse(naive.test(value) ? `${value}Z` : value)
   return Number.isNaN(ms) ? undefined : ms
 }
@@ -40,7 +56,7 @@ describe("parseIso fast path", () => {
         `${t.millis === undefined ? "" : `.${pad(t.millis, 3)}`}${t.zone}`
     )
 
-  it("equals Date.parse on canonical-looking timestamps, in range or not", () => {
+  it("equals Date.parse on canonical-looking timestamps, and rejects the ones naming no real date or time", () => {
     fc.assert(
       fc.property(canonicalish, (text) => {
         assert.strictEqual(parseIso(text), referenceParse(text))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { countO200k, toCompactJson } from "@heed/schema"
 import * as fc from "fast-check"
-import { Collator, type Entry } from "../src/index.ts"
+import { BriefingView, Collator, type Entry } from "../src/index.ts"
 import { ago, alert, intention, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
 
 const at = (iso: string) => new Date(iso)
@@ -199,7 +199,7 @@ describe("Collator.composeSummary / composeMention (upstream)", () => {
     })
     assert.strictEqual(
       mention,
-      "CRITICAL: RAID degraded STALE: b has not reported in 300s FYI: Disk 91% Dentist in 40 min INTENTION: Call mom"
+      "CRITICAL: RAID degraded. STALE: b has not reported in 300s. FYI: Disk 91%. Dentist in 40 min. INTENTION: Call mom"
     )
   })
 })
@@ -392,10 +392,10 @@ describe("Collator.generate (upstream behaviour)", () => {
   })
 })
 
-describe("Collator.generate: the seed's example briefings", () => {
+describe("Collator.generate: the seed's example briefings (read with explain: true)", () => {
   const seedNow = new Date("2026-03-19T15:00:00Z")
 
-  it("all clear across 3 sources, field for field", () => {
+  it("all clear across 3 sources, field for field, in the seed's order (most recent first)", () => {
     const { briefing } = Collator.generate(
       snapshot({
         statuses: [
@@ -407,7 +407,8 @@ describe("Collator.generate: the seed's example briefings", () => {
       }),
       seedNow
     )
-    const { evaluation: _e, pending_intentions: _p, ...seedFields } = briefing
+    const { evaluation: _e, pending_intentions: _p, ...seedFields } = BriefingView.json(briefing, { explain: true })
+    assert.deepStrictEqual(Object.keys(seedFields.sources), ["synology-nas", "gcal", "github-ci"])
     assert.deepStrictEqual(seedFields, {
       generated: "2026-03-19T15:00:00Z",
       staleness_sec: 0,
@@ -462,7 +463,14 @@ describe("Collator.generate: the seed's example briefings", () => {
       }),
       seedNow
     )
-    const { evaluation: _e, pending_intentions: _p, summary, suggested_mention, ...seedFields } = briefing
+    const {
+      evaluation: _e,
+      pending_intentions: _p,
+      summary,
+      suggested_mention,
+      ...seedFields
+    } = BriefingView.json(briefing, { explain: true })
+    assert.deepStrictEqual(Object.keys(seedFields.sources), ["synology-nas", "gcal", "github-ci"])
     assert.deepStrictEqual(seedFields, {
       generated: "2026-03-19T15:00:00Z",
       staleness_sec: 0,
@@ -483,15 +491,24 @@ describe("Collator.generate: the seed's example briefings", () => {
       },
       active_alerts: 1,
       active_suppressions: 0,
-      upcoming: [{ source: "gcal", summary: "Q3 planning — leave in 25 min (traffic +15 min)" }],
+      // heed adds when the item is due.
+      upcoming: [
+        {
+          source: "gcal",
+          summary: "Q3 planning — leave in 25 min (traffic +15 min)",
+          deliver_at: "2026-03-19T15:25:00Z",
+          in_minutes: 25
+        }
+      ],
       attention_needed: true
     })
     // The seed's prose was hand-written; upstream (and heed) compose these from templates.
     assert.strictEqual(summary, "1 warning on synology-nas. 1 info on gcal. 1 upcoming item.")
     assert.strictEqual(
       suggested_mention,
-      "FYI: Q3 planning with Sarah in 40 min — 3 unresolved items from last thread " +
-        "FYI: qBittorrent stopped — should always be running Q3 planning — leave in 25 min (traffic +15 min)"
+      "FYI: qBittorrent stopped — should always be running. " +
+        "FYI: Q3 planning with Sarah in 40 min — 3 unresolved items from last thread. " +
+        "UPCOMING in 25 min: Q3 planning — leave in 25 min (traffic +15 min)"
     )
     assert.isBelow(countO200k(toCompactJson(briefing)), 500)
   })
@@ -618,10 +635,11 @@ describe("Collator.generate: better than upstream", () => {
       }
     ])
     // Each source keeps its own line; the group is added on top (folding happens only when the budget forces it).
-    assert.deepStrictEqual(Object.keys(briefing.sources), ["db", "host-a", "host-b", "host-c"])
+    // Most severe first: the healthy db comes last.
+    assert.deepStrictEqual(Object.keys(briefing.sources), ["host-a", "host-b", "host-c", "db"])
     assert.strictEqual(briefing.sources["host-b"]?.drill_down, "awareness://alerts/host-b")
     assert.strictEqual(briefing.sources["host-b"]?.headline, "Clock drift over 2s")
-    assert.strictEqual(briefing.summary, "3 warning on host-a, host-b, host-c.")
+    assert.strictEqual(briefing.summary, "3 warnings on host-a, host-b, host-c.")
     assert.strictEqual(briefing.suggested_mention, "FYI: Clock drift over 2s (3 sources: host-a, host-b, host-c)")
   })
 
@@ -667,7 +685,9 @@ describe("Collator.generate: better than upstream", () => {
     const soon = intention("Dentist", { source: "gcal", deliverIn: 30 * 60 })
     const later = intention("Flight", { source: "gcal", deliverIn: 90 * 60 })
     const short = Collator.generate(snapshot({ intentions: [later, soon] }), NOW).briefing
-    assert.deepStrictEqual(short.upcoming, [{ source: "gcal", summary: "Dentist" }])
+    assert.deepStrictEqual(short.upcoming, [
+      { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:30:00Z", in_minutes: 30 }
+    ])
     assert.isTrue(short.attention_needed)
     const long = Collator.generate(snapshot({ intentions: [later, soon] }), NOW, { upcoming_horizon_minutes: 120 })
     assert.deepStrictEqual(
@@ -938,7 +958,7 @@ describe("Collator.generate: grouping keeps every source's own line", () => {
     assert.strictEqual(briefing.sources.nas2?.drill_down, "awareness://alerts/nas2")
     assert.strictEqual(briefing.groups?.length, 1)
     assert.deepStrictEqual(briefing.groups?.[0]?.sources, ["nas1", "nas2"])
-    assert.strictEqual(briefing.suggested_mention, "FYI: CPU high on nas1 FYI: CPU high on nas2")
+    assert.strictEqual(briefing.suggested_mention, "FYI: CPU high on nas1. FYI: CPU high on nas2")
   })
 
   it("sources fold into groups only when the budget forces it", () => {

@@ -269,7 +269,9 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
       intentions: [intentionEntry("Soon", ahead(59 * 60)), intentionEntry("Later", ahead(90 * 60))]
     })
     const byDefault = Collator.generate(snap, NOW).briefing
-    assert.deepStrictEqual(byDefault.upcoming, [{ source: "personal", summary: "Soon" }])
+    assert.deepStrictEqual(byDefault.upcoming, [
+      { source: "personal", summary: "Soon", deliver_at: ahead(59 * 60), in_minutes: 59 }
+    ])
     assert.isTrue(byDefault.attention_needed)
     const wider = Collator.generate(snap, NOW, { upcoming_horizon_minutes: 120 }).briefing
     assert.deepStrictEqual(
@@ -452,7 +454,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
     assert.strictEqual(b.sources.ci?.drill_down, "awareness://alerts/ci")
     assert.deepStrictEqual(b.sources.web, { status: "ok", last_report: ago(10) })
     assert.strictEqual(b.summary, "1 critical on nas. 1 warning on ci.")
-    assert.strictEqual(b.suggested_mention, "FYI: Build red CRITICAL: RAID degraded")
+    assert.strictEqual(b.suggested_mention, "CRITICAL: RAID degraded. FYI: Build red")
     assert.strictEqual(b.active_alerts, 3)
   })
 
@@ -486,12 +488,13 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
       }),
       NOW
     ).briefing
+    // The stale source's critical alert is checked and surfaces: staleness never hides a critical alert.
     assert.deepStrictEqual(b.evaluation, {
-      alerts_checked: 3,
+      alerts_checked: 4,
       suppressed: 1,
       pattern_matched: 1,
       stale_sources: 1,
-      surfaced: 1,
+      surfaced: 2,
       intentions_pending: 2,
       intentions_fired: 1
     })
@@ -1005,10 +1008,12 @@ describe("PublicApi: Awareness", () => {
       yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })
       yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
       const b = yield* awareness.getBriefing()
-      assert.deepStrictEqual(b.upcoming, [{ source: "gcal", summary: "Dentist" }])
+      assert.deepStrictEqual(b.upcoming, [
+        { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:40:00Z", in_minutes: 40 }
+      ])
       assert.isTrue(b.attention_needed)
       assert.strictEqual(b.summary, "1 upcoming item.")
-      assert.strictEqual(b.suggested_mention, "Dentist")
+      assert.strictEqual(b.suggested_mention, "UPCOMING in 40 min: Dentist")
       assert.strictEqual(b.pending_intentions, 2)
     }).pipe(Effect.provide(TestLayer))
   )
@@ -1018,7 +1023,9 @@ describe("PublicApi: Awareness", () => {
       yield* TestClock.setTime(START)
       const awareness = yield* Effect.provide(instance, Awareness.layerWith({ upcoming_horizon_minutes: 24 * 60 * 8 }))
       yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
-      assert.deepStrictEqual((yield* awareness.getBriefing()).upcoming, [{ source: "gcal", summary: "Next week" }])
+      assert.deepStrictEqual((yield* awareness.getBriefing()).upcoming, [
+        { source: "gcal", summary: "Next week", deliver_at: "2026-03-27T12:00:00Z", in_minutes: 7 * 24 * 60 }
+      ])
     }).pipe(Effect.provide(Store.layerMemory))
   )
 })

@@ -14,18 +14,41 @@ import type { Briefing } from "../Briefing.ts"
 import type { Entry } from "../Entry.ts"
 import { type Limits, type Model, type Prepared, prepare, render } from "./render.ts"
 
-/** A rendering and its token count (`Infinity` when it is certainly over budget). */
+/**
+ * A rendering, an upper bound on its tokens from its size, and its exact token count, counted on first read
+ * (`Infinity` when it is certainly over budget).
+ */
 export interface Fitted {
   readonly briefing: Briefing
   readonly fired: Array<Entry>
+  readonly upper: number
   readonly tokens: number
 }
+
+/**
+ * The UTF-8 byte length of `text`: an upper bound on its o200k tokens, since a byte-level BPE token is at least one
+ * byte. A briefing whose bound is under the budget fits without being counted.
+ */
+const utf8Bytes = (text: string): number => {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    // 2 bytes below U+0800, 3 above, 4 for a surrogate pair (2 code units of 2 each).
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1
+  }
+  return bytes
+}
+
+/** Whether a rendering fits: by its size when that settles it, else by its exact count. */
+const fits = (fitted: Fitted, limit: number): boolean => fitted.upper <= limit || fitted.tokens <= limit
 
 type Step = Omit<Limits, "detailed" | "fold">
 
 /** The ladder, from most to least detail. */
 const steps: ReadonlyArray<Step> = [
   { textChars: 200, maxNames: 5, maxIntentions: 10, maxUpcoming: 10, listOk: true, summaryChars: 400 },
+  // Healthy sources collapse to a count before problem detail is shortened or left out.
+  { textChars: 200, maxNames: 5, maxIntentions: 10, maxUpcoming: 10, listOk: false, summaryChars: 400 },
   { textChars: 120, maxNames: 3, maxIntentions: 5, maxUpcoming: 5, listOk: false, summaryChars: 300 },
   { textChars: 80, maxNames: 3, maxIntentions: 3, maxUpcoming: 3, listOk: false, summaryChars: 200 },
   { textChars: 50, maxNames: 2, maxIntentions: 1, maxUpcoming: 1, listOk: false, summaryChars: 150 }
@@ -53,9 +76,16 @@ const makeFitter = (
   const measure = (limits: Limits): Fitted => {
     const out = render(model, prepared, attention, limits)
     const json = toCompactJson(out.briefing)
-    // Cheap rejection first: o200k never packs 16 characters of this JSON into one token in practice.
-    const tokens = json.length > budget * 16 ? Number.POSITIVE_INFINITY : countTokens(json)
-    return { ...out, tokens }
+    let exact: number | undefined
+    return {
+      ...out,
+      upper: utf8Bytes(json),
+      get tokens() {
+        // Cheap rejection first: o200k never packs 16 characters of this JSON into one token in practice.
+        exact ??= json.length > budget * 16 ? Number.POSITIVE_INFINITY : countTokens(json)
+        return exact
+      }
+    }
   }
   return { model, prepared, budget, limit: budget - 1, maxLines: Math.floor(budget / 5), measure }
 }
@@ -74,7 +104,7 @@ const everything = (f: Fitter): Fitted | undefined => {
     summaryChars: undefined,
     fold: false
   })
-  return full.tokens <= f.limit ? full : undefined
+  return fits(full, f.limit) ? full : undefined
 }
 
 interface Found {
@@ -86,24 +116,24 @@ interface Found {
 const search = (f: Fitter, step: Step): Found | undefined => {
   const at = (detailed: number) => f.measure({ ...step, detailed, fold: true })
   let best = at(0)
-  if (best.tokens > f.limit) return undefined
+  if (!fits(best, f.limit)) return undefined
   const hi = Math.min(f.prepared.items.length, f.maxLines)
   if (hi === 0) return { result: best, k: 0 }
   const top = at(hi)
-  if (top.tokens <= f.limit) return { result: top, k: hi }
+  if (fits(top, f.limit)) return { result: top, k: hi }
   // Interpolate from the two ends, then walk to the largest count that fits.
   const perItem = Math.max(1, (Math.min(top.tokens, f.budget * 16) - best.tokens) / hi)
   let k = Math.min(hi - 1, Math.max(1, Math.floor((f.limit - best.tokens) / perItem)))
   let trial = at(k)
-  while (trial.tokens > f.limit && k > 1) {
+  while (!fits(trial, f.limit) && k > 1) {
     k = Math.max(1, k - Math.max(1, Math.ceil((trial.tokens - f.limit) / perItem)))
     trial = at(k)
   }
-  if (trial.tokens > f.limit) return { result: best, k: 0 }
+  if (!fits(trial, f.limit)) return { result: best, k: 0 }
   best = trial
   for (let up = 0; up < 3 && k + 1 < hi; up++) {
     const next = at(k + 1)
-    if (next.tokens > f.limit) break
+    if (!fits(next, f.limit)) break
     best = next
     k++
   }
@@ -151,10 +181,12 @@ const ladder = (f: Fitter): Fitted | undefined => {
     // Each source keeps its own line, with the groups on top, whenever all of them fit; folding is the fallback.
     if (f.prepared.multi.length > 0 && lineCount + (step.listOk ? okCount : 0) <= f.maxLines) {
       const unfolded = f.measure({ ...step, detailed: lineCount, fold: false })
-      if (unfolded.tokens <= f.limit) return unfolded
+      if (fits(unfolded, f.limit)) return unfolded
     }
     const found = search(f, step)
     if (found === undefined) continue
+    // Listing healthy sources is worth nothing while a problem is left out: collapse them first.
+    if (step.listOk && found.k < Math.min(f.prepared.items.length, f.maxLines)) continue
     return trimIntentions(f, step, found, criticalItems) ?? found.result
   }
   return undefined

@@ -8,7 +8,7 @@ import type { Briefing, Evaluation, FiredIntention, SourceGroup, SourceLine, Upc
 import type { Entry } from "../Entry.ts"
 import { composeMention, composeSummary } from "../Mention.ts"
 import { dataOf, groupBy, str, tagsOf } from "./data.ts"
-import { truncate } from "./text.ts"
+import { sentence, truncate } from "./text.ts"
 
 /** One source as the collator judged it. */
 export interface Line {
@@ -19,6 +19,9 @@ export interface Line {
   readonly drillDown: string | undefined
   readonly alertCount: number
   readonly groupKey: string | undefined
+  /** When its headline alert was last updated, else when its status was reported: recency orders sources. */
+  readonly time: number
+  readonly stale: boolean
   readonly resurfaced: boolean
   readonly flapping: boolean
   readonly escalated: boolean
@@ -62,6 +65,7 @@ const toSourceLine = (line: Line, textChars: number | undefined): SourceLine => 
   if (line.headline !== undefined) out.headline = cut(line.headline, textChars)
   if (line.drillDown !== undefined) out.drill_down = line.drillDown
   if (line.alertCount > 1) out.alerts = line.alertCount
+  if (line.stale) out.stale = true
   if (line.resurfaced) out.resurfaced = true
   if (line.flapping) out.flapping = true
   if (line.escalated) out.escalated = true
@@ -113,7 +117,12 @@ export const prepare = (model: Model): Prepared => {
     info: [] as Array<string>,
     stale: [] as Array<string>
   }
-  for (const line of problems) names[line.status as keyof typeof names].push(line.source)
+  for (const line of problems) {
+    names[line.status as keyof typeof names].push(line.source)
+    if (line.stale) names.stale.push(line.source)
+  }
+  // The summary names sources by name, as upstream does (the source lines carry the order of severity and recency).
+  for (const list of Object.values(names)) list.sort()
   return { items, lineItems, multi, okLines: model.lines.filter((line) => line.status === "ok"), names }
 }
 
@@ -156,7 +165,7 @@ const sourceLines = (
 ): Record<string, SourceLine> => {
   const sources: Record<string, SourceLine> = {}
   if (limits.listOk && everything) {
-    // Everything fits: upstream's order (by source name).
+    // Everything fits: every source in the model's order (most severe first, then the most recent).
     const single = new Set(singles)
     for (const line of model.lines) {
       if (line.status === "ok" || single.has(line)) sources[line.source] = toSourceLine(line, limits.textChars)
@@ -182,7 +191,7 @@ const intentionParts = (model: Model, limits: Limits) => {
   })
   const upcoming = model.upcoming
     .slice(0, limits.maxUpcoming)
-    .map((item) => ({ source: item.source, summary: cut(item.summary, limits.textChars) }))
+    .map((item) => ({ ...item, summary: cut(item.summary, limits.textChars) }))
   const firedPending = fired.filter((entry) => (dataOf(entry).state ?? "pending") === "pending").length
   return { fired, firedIntentions, upcoming, pendingIntentions: model.pending - firedPending }
 }
@@ -215,8 +224,8 @@ const mentionOf = (
 ): string => {
   const mention = composeMention(parts)
   const hidden = Object.values(omittedCounts).reduce((a, b) => a + b, 0)
-  const tail = hidden > 0 ? `${hidden} more source${hidden === 1 ? "" : "s"} need attention.` : ""
-  const full = [mention, tail].filter((part) => part !== "").join(" ") || summary
+  const tail = hidden > 0 ? `${hidden} more ${hidden === 1 ? "source needs" : "sources need"} attention.` : ""
+  const full = mention === "" ? tail || summary : tail === "" ? mention : `${sentence(mention)} ${tail}`
   return summaryChars === undefined ? full : truncate(full, summaryChars * 2)
 }
 

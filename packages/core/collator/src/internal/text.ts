@@ -65,3 +65,6 @@ export const didYouMean = (value: string, valid: ReadonlyArray<string>): string 
 /** Cuts `text` to at most `max` characters, ending with an ellipsis when cut. */
 export const truncate = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`
+
+/** Ends `text` with a full stop unless it already ends a sentence (or was cut with an ellipsis). */
+export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`)

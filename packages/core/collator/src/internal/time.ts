@@ -6,14 +6,40 @@
 
 const naive = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/
 
-/** Milliseconds since the epoch, or `undefined` for anything that is not a parseable ISO 8601 string. */
+/**
+ * Milliseconds since the epoch, or `undefined` for anything that is not a parseable ISO 8601 string naming a real
+ * date and time. Timestamps without a zone are UTC. Impossible calendar fields are rejected rather than rolled over
+ * as the runtime does (`2027-02-30` is not 2027-03-02, `T25:00` is not the next day).
+ */
 export const parseIso = (value: unknown): number | undefined => {
   if (typeof value !== "string" || value.length === 0) return undefined
   const canonical = parseCanonicalUtc(value)
   if (canonical !== undefined) return canonical
+  if (!calendarFieldsValid(value)) return undefined
   // Everything else goes to the runtime; naive timestamps (no zone) are UTC.
   const ms = Date.parse(value.charCodeAt(value.length - 1) !== 90 && naive.test(value) ? `${value}Z` : value)
   return Number.isNaN(ms) ? undefined : ms
+}
+
+const leadingFields = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2}))?)?/
+
+/**
+ * Whether a string that starts like an ISO date has a month, day, hour, minute and second that exist (`24:00:00`,
+ * the end of a day, is allowed as ISO 8601 does). Strings of other shapes are left to the runtime's parser.
+ */
+const calendarFieldsValid = (text: string): boolean => {
+  const match = leadingFields.exec(text)
+  if (match === null) return true
+  const year = Number(match[1])
+  const month = Number(match[2])
+  const day = Number(match[3])
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false
+  if (match[4] === undefined) return true
+  const hour = Number(match[4])
+  const minute = Number(match[5])
+  const second = match[6] === undefined ? 0 : Number(match[6])
+  if (hour === 24) return minute === 0 && second === 0
+  return hour <= 23 && minute <= 59 && second <= 59
 }
 
 /** The decimal value of `count` ASCII digits of `text` from `at`, or -1 if one of them is not a digit. */

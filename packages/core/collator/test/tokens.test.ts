@@ -1,0 +1,62 @@
+/**
+ * The collator's o200k counter (pieces found by a scanner, each distinct piece counted once) against
+ * `@heed/schema`'s `countO200k`, which runs the tokenizer's own expression: the counts must be equal.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { countO200k, toCompactJson } from "@heed/schema"
+import * as fc from "fast-check"
+import { Collator } from "../src/index.ts"
+import { countO200kFast } from "../src/internal/tokens.ts"
+import { alert, intention, NOW, snapshot, status } from "./fixtures.ts"
+
+// Characters and runs where the expression's alternatives meet: case changes, contractions, digit runs, spaces
+// before punctuation, CR/LF runs, the slash after punctuation, control characters.
+const tricky = fc.constantFrom(
+  ..."aZbQz09 \t\n\r\v\f'\"{}:,./-_!?sStTlLvVeErRdDmM".split(""),
+  "\u0000",
+  "\u007f",
+  "  ",
+  "'ll",
+  "'S",
+  "ABc",
+  "\r\n",
+  " /",
+  "/\n",
+  "1234"
+)
+
+describe("countO200kFast", () => {
+  it("equals countO200k on text built from tricky pieces", () => {
+    fc.assert(
+      fc.property(
+        fc.array(tricky, { maxLength: 60 }).map((parts) => parts.join("")),
+        (text) => assert.strictEqual(countO200kFast(text), countO200k(text), JSON.stringify(text))
+      ),
+      { numRuns: 5000 }
+    )
+  })
+
+  it("equals countO200k on arbitrary ASCII and on non-ASCII text (which it hands over)", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary-ascii", maxLength: 80 }), fc.string({ maxLength: 40 })), (text) =>
+        assert.strictEqual(countO200kFast(text), countO200k(text), JSON.stringify(text))
+      ),
+      { numRuns: 5000 }
+    )
+  })
+
+  it("equals countO200k on briefings", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        statuses: [status("nas"), status("ci", { age: 500 })],
+        alerts: [alert("nas", "raid", "critical", "RAID degraded: disk 3 failed — replace it (it's hot-swap)")],
+        intentions: [intention("Call the plumber", { deliverIn: 600 })]
+      }),
+      NOW
+    )
+    const json = toCompactJson(briefing)
+    assert.strictEqual(countO200kFast(json), countO200k(json))
+    const pretty = JSON.stringify(briefing, null, 2)
+    assert.strictEqual(countO200kFast(pretty), countO200k(pretty))
+  })
+})
