@@ -9,6 +9,7 @@ import { deflateSync } from "node:zlib"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { examplesOf, runExample } from "../../../scripts/docs-examples.ts"
 import { checkSite } from "../../../scripts/docs-site.ts"
+import { outputMismatch, promisedOutput } from "../../../scripts/readme-examples.ts"
 
 const work = mkdtempSync(join(tmpdir(), "heed-docs-checks-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -118,5 +119,19 @@ describe("guide examples", () => {
     assert.include(wrong, "printed\nhello")
     assert.include(wrong, "instead of\ngoodbye")
     assert.include(runExample({ ...example!, code: "process.exit(3)" }, work), "exit 3")
+  })
+})
+
+describe("README examples", () => {
+  const example = 'console.log(1) // => 1\nconsole.log("a\\n  b")\n// => a\n// =>   b\n'
+
+  it("reads each // => comment as one line of the promised output, less one space", () => {
+    assert.deepStrictEqual(promisedOutput(example), ["1", "a", "  b"])
+  })
+
+  it("passes the promised output with Effect's log lines left out, and names a difference", () => {
+    assert.isUndefined(outputMismatch(example, "1\n[12:00:00.000] INFO (#1): started\na\n  b\n"))
+    assert.include(outputMismatch(example, "2\na\n  b\n") ?? "", "but its // => comments say\n1\na\n  b")
+    assert.include(outputMismatch("console.log(1)", "1\n") ?? "", "comments say\n(nothing)")
   })
 })
