@@ -42,7 +42,7 @@ export class LiveTree extends Context.Service<
 
 /**
  * Options: `watchIntervalMs` (time-driven rebuilds; 0 turns them off) and `coalesceMs` (the providers' patch
- * coalescing window, default 20 ms).
+ * coalescing window, default 0: rebuilds already coalesce, as changes arriving during a rebuild make one more).
  *
  * @category models
  * @since 0.1.0
@@ -149,7 +149,7 @@ const makeEntry = (owner: string, options: Options, scope: Scope.Scope) =>
     const provider = yield* Provider.make({
       id: "heed-awareness",
       name: "heed awareness",
-      coalesceMs: options.coalesceMs ?? 20
+      coalesceMs: options.coalesceMs ?? 0
     }).pipe(Scope.provide(scope))
     const handler = handlerFor(owner, context)
     const rebuild = Effect.gen(function* () {
