@@ -7,27 +7,26 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, Store } from "@heed/collator"
+import { Store, StoreContract } from "@heed/collator"
 import { Database, layer, layerConfig, layerEmbedded, Migrations, PostgresStore } from "@heed/postgres"
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
 import { serverUnavailable, serverUrl } from "./utils/server.ts"
 
-const alert = {
-  source: "nas",
-  tags: ["infra"],
-  alert_id: "disk",
-  level: "warning",
-  alert_type: "threshold",
-  message: "Disk 91% full"
-}
-
-const reportAndBrief = Effect.gen(function* () {
-  const awareness = yield* Awareness
-  yield* awareness.reportAlert(alert)
-  return yield* awareness.getBriefing()
+// The Store port only: Awareness on these layers is packages/tests' PostgresAwareness test.
+const insertAlert = Effect.gen(function* () {
+  const store = yield* Store
+  yield* store.insert(
+    StoreContract.makeEntry({
+      id: `alert-${Date.now().toString(36)}`,
+      type: "alert",
+      source: "nas",
+      tags: ["infra"],
+      data: { alert_id: "disk", level: "warning", alert_type: "threshold", message: "Disk 91% full", resolved: false }
+    })
+  )
 })
 
 const queryAlerts = Effect.gen(function* () {
@@ -44,18 +43,16 @@ const unique = () => `public-api-${process.pid}-${Date.now().toString(36)}-${Mat
 
 describe("@heed/postgres public API", () => {
   it.effect(
-    "layerEmbedded({ dataDir: 'memory://' }) provides the collator's Store; Awareness runs on it",
+    "layerEmbedded({ dataDir: 'memory://' }) provides the collator's Store",
     () =>
       Effect.gen(function* () {
-        const briefing = yield* reportAndBrief
-        assert.isTrue(briefing.attention_needed)
-        assert.strictEqual(briefing.active_alerts, 1)
-        assert.strictEqual(briefing.sources.nas?.status, "warning")
-        const store = yield* Store
-        const alerts = yield* store.query({ types: ["alert"] })
-        assert.strictEqual(alerts.length, 1)
-        assert.strictEqual(alerts[0]!.source, "nas")
-      }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(layerEmbedded({ dataDir: "memory://" }))))),
+        yield* insertAlert
+        const alerts = yield* queryAlerts
+        assert.deepStrictEqual(
+          alerts.map((entry) => [entry.source, (entry.data as { alert_id?: string }).alert_id]),
+          [["nas", "disk"]]
+        )
+      }).pipe(Effect.provide(layerEmbedded({ dataDir: "memory://" }))),
     60_000
   )
 
@@ -66,7 +63,7 @@ describe("@heed/postgres public API", () => {
         const dir = mkdtempSync(join(tmpdir(), "heed-public-api-"))
         yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
         const dataDir = join(dir, "data")
-        yield* reportAndBrief.pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(layerEmbedded({ dataDir })))))
+        yield* insertAlert.pipe(Effect.provide(layerEmbedded({ dataDir })))
         const alerts = yield* queryAlerts.pipe(Effect.provide(layerEmbedded({ dataDir })))
         assert.deepStrictEqual(
           alerts.map((entry) => [entry.source, (entry.data as { alert_id?: string }).alert_id]),
@@ -151,13 +148,12 @@ describe("@heed/postgres public API", () => {
     `layer({ url }) on the server (${serverUrl}) provides the Store`,
     () =>
       Effect.gen(function* () {
-        const briefing = yield* reportAndBrief
-        assert.strictEqual(briefing.sources.nas?.status, "warning")
-        assert.strictEqual(briefing.active_alerts, 1)
-      }).pipe(
-        Effect.provide(Awareness.layer.pipe(Layer.provideMerge(layer({ url: serverUrl, owner: unique() })))),
-        Effect.timeout("60 seconds")
-      ),
+        yield* insertAlert
+        assert.deepStrictEqual(
+          (yield* queryAlerts).map((entry) => entry.source),
+          ["nas"]
+        )
+      }).pipe(Effect.provide(layer({ url: serverUrl, owner: unique() })), Effect.timeout("60 seconds")),
     60_000
   )
 
@@ -167,12 +163,8 @@ describe("@heed/postgres public API", () => {
       Effect.gen(function* () {
         const owner = unique()
         const provider = ConfigProvider.fromEnv({ env: { DATABASE_URL: serverUrl, AWARENESS_DEFAULT_OWNER: owner } })
-        const entries = yield* Effect.gen(function* () {
-          const store = yield* Store
-          yield* (yield* Awareness).reportAlert(alert)
-          return yield* store.query({ types: ["alert"] })
-        }).pipe(
-          Effect.provide(Awareness.layer.pipe(Layer.provideMerge(layerConfig()))),
+        const entries = yield* Effect.andThen(insertAlert, queryAlerts).pipe(
+          Effect.provide(layerConfig()),
           Effect.provideService(ConfigProvider.ConfigProvider, provider)
         )
         assert.strictEqual(entries.length, 1)
