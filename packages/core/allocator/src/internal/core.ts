@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { ResolvedConfig } from "../Allocator.ts"
 import type { Entry, WorkingContext } from "../WorkingContext.ts"
 
 /** @internal */
@@ -13,16 +14,6 @@ export type ActionKind = "expand" | "collapse"
 export interface CooldownState {
   readonly action: ActionKind
   readonly remaining: number
-}
-
-/** @internal */
-export interface ResolvedConfig {
-  readonly budget: number
-  readonly tauExpand: number
-  readonly tauCollapse: number
-  readonly maxActions: number
-  readonly cooldownSteps: number
-  readonly recentTokens: number
 }
 
 /**
