@@ -180,9 +180,10 @@ export const layer = (options: Options = {}): Layer.Layer<LiveTree, never, Backe
       const changes = yield* Changes
       const entries = new Map<string, Entry>()
       const lock = yield* Semaphore.make(1)
-      const wakeAll = Effect.forEach([...entries.values()], (entry) => Queue.offer(entry.wake, undefined), {
-        discard: true
-      })
+      // the owners' trees as they are at each wake-up (a tree made later is woken by later changes)
+      const wakeAll = Effect.suspend(() =>
+        Effect.forEach([...entries.values()], (entry) => Queue.offer(entry.wake, undefined), { discard: true })
+      )
       yield* changes.local.pipe(
         Stream.runForEach((owner) => {
           const entry = entries.get(owner)
@@ -192,15 +193,12 @@ export const layer = (options: Options = {}): Layer.Layer<LiveTree, never, Backe
       )
       if (backend.changes !== undefined) {
         yield* backend.changes.pipe(
-          Stream.runForEach(() => Effect.suspend(() => wakeAll)),
+          Stream.runForEach(() => wakeAll),
           Effect.forkIn(scope)
         )
       }
       if ((options.watchIntervalMs ?? 0) > 0) {
-        yield* Effect.suspend(() => wakeAll).pipe(
-          Effect.repeat(Schedule.spaced(options.watchIntervalMs!)),
-          Effect.forkIn(scope)
-        )
+        yield* wakeAll.pipe(Effect.repeat(Schedule.spaced(options.watchIntervalMs!)), Effect.forkIn(scope))
       }
       const context = yield* Effect.context<Backend>()
       const providerFor = (owner: string): Effect.Effect<Provider.Provider> =>

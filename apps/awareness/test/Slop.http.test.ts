@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import type { Node, Pipeline } from "@heed/state-tree"
 import * as Effect from "effect/Effect"
@@ -7,7 +8,7 @@ import * as Redacted from "effect/Redacted"
 import * as Socket from "effect/socket/Socket"
 import { nodeId } from "../src/AwarenessTree.ts"
 import * as Token from "../src/Token.ts"
-import { settingsFor, startHttp } from "./harness.ts"
+import { connectHttp, makeTravel, ok, settingsFor, startHttp } from "./harness.ts"
 import { alertsOf, mirrorOf, random, send, under } from "./slop.ts"
 
 const memory = { _tag: "embedded", dataDir: "memory://" } as const
@@ -293,6 +294,94 @@ describe("the awareness store as a live SLOP tree at /slop", () => {
         assert.strictEqual(discovery.status, 200)
         assert.strictEqual(discovery.body.slop_version, "0.1")
         assert.deepStrictEqual(discovery.body.transport, { type: "ws", url: slopUrl(base) })
+      }).pipe(Effect.provide(sockets)),
+    60_000
+  )
+})
+
+const databaseUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseReachable = await new Promise<boolean>((resolve) => {
+  const url = new URL(databaseUrl)
+  const socket = connect({ host: url.hostname, port: Number(url.port || 5432) })
+  socket.setTimeout(3000)
+  socket.on("connect", () => {
+    socket.destroy()
+    resolve(true)
+  })
+  socket.on("timeout", () => {
+    socket.destroy()
+    resolve(false)
+  })
+  socket.on("error", () => resolve(false))
+})
+if (!databaseReachable) {
+  if (process.env.CI === "true") throw new Error(`PostgreSQL at ${databaseUrl} is unreachable and CI=true`)
+  console.warn(`Skipping the replica test: PostgreSQL at ${databaseUrl} is unreachable`)
+}
+
+describe("the live tree follows every writer", () => {
+  it.live(
+    "an MCP write is a patch; another replica's REST write arrives through the database's change feed",
+    () =>
+      Effect.gen(function* () {
+        // an owner of its own on the shared test database, so earlier runs' entries are not in its tree
+        const settings = settingsFor({ defaultOwner: `replica-${process.pid}-${process.hrtime.bigint()}` })
+        const kind = { _tag: "server", url: Redacted.make(databaseUrl) } as const
+        const first = yield* startHttp(settings, kind)
+        const second = yield* startHttp(settings, kind)
+        const { consumer, settle } = yield* mirrorOf(slopUrl(second.base))
+        const request: Pipeline.Request = { depth: 4 }
+        const id = yield* consumer.subscribe(request)
+
+        const client = yield* connectHttp(second.url)
+        yield* ok(client, "report_alert", {
+          source: "nas",
+          tags: [],
+          alert_id: "mcp",
+          level: "warning",
+          message: "via MCP"
+        })
+        yield* settle(id, request, (tree) => alertIn(tree, "nas", "mcp")?.properties?.message === "via MCP")
+
+        const elsewhere = yield* send(first.base, "POST", "/v1/alerts", {
+          source: "ci/github",
+          tags: [],
+          alert_id: "replica",
+          level: "critical",
+          message: "written on the other replica"
+        })
+        assert.strictEqual(elsewhere.status, 200)
+        const tree = yield* settle(
+          id,
+          request,
+          (tree) => alertIn(tree, "ci/github", "replica")?.properties?.message === "written on the other replica"
+        )
+        assert.strictEqual(sourceNode(tree, "ci/github")?.meta?.pinned, true)
+      }).pipe(Effect.provide(sockets)),
+    { timeout: 60_000, skip: !databaseReachable }
+  )
+
+  it.live(
+    "time-driven: an intention falling due becomes urgent on the next watch tick, with no write",
+    () =>
+      Effect.gen(function* () {
+        const travel = makeTravel()
+        const { base } = yield* startHttp(settingsFor({ watchIntervalMs: 50 }), memory, travel)
+        const { consumer, settle } = yield* mirrorOf(slopUrl(base))
+        const request: Pipeline.Request = { depth: 4 }
+        const id = yield* consumer.subscribe(request)
+        const at = new Date(travel.now() + 3_600_000).toISOString()
+        yield* send(base, "POST", "/v1/intentions", {
+          source: "nas",
+          tags: [],
+          goal: "Rotate the backups",
+          deliver_at: at
+        })
+        const before = yield* settle(id, request, (tree) => under(tree, "intentions").length === 1)
+        assert.strictEqual(under(before, "intentions")[0]!.meta?.urgency, "none")
+        travel.advance(2 * 3_600_000)
+        const after = yield* settle(id, request, (tree) => under(tree, "intentions")[0]?.meta?.urgency === "high")
+        assert.strictEqual(under(after, "intentions")[0]!.properties?.due, true)
       }).pipe(Effect.provide(sockets)),
     60_000
   )
