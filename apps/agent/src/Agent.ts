@@ -181,6 +181,49 @@ const makeControl = (
   }
 }
 
+/** The transport's options from the agent's configuration. */
+const transportOptions = (config: AgentConfig) => ({
+  host: config.server.host,
+  port: config.server.port,
+  tls: config.server.tls,
+  tls_ca_file: config.server.tls_ca_file,
+  tls_insecure: config.server.tls_insecure,
+  nick: config.server.nick,
+  password: config.server.password,
+  channels: config.channels ?? [],
+  send_rate: config.send?.rate,
+  send_burst: config.send?.burst
+})
+
+/**
+ * Answers a mention at once: claims it and gives it its own turn. While paused the mention waits, unread, for the
+ * first poll after resume.
+ */
+const answerMention = (
+  agent: {
+    readonly scheduler: Scheduler["Service"]
+    readonly buffer: MessageBuffer["Service"]
+    readonly respond: ReturnType<typeof Responder.make>
+    readonly topic: (messages: ReadonlyArray<BufferedMessage>) => string
+  },
+  mention: Mention,
+  seq: number
+) =>
+  Effect.gen(function* () {
+    if (yield* agent.scheduler.isPaused) return
+    const claimed = yield* agent.buffer.claim(mention.target, [seq])
+    if (claimed.messages.length === 0) return
+    yield* agent.respond({
+      target: mention.target,
+      thread: mention.thread,
+      kind: "mention",
+      prompt: Prompt.direct(mention),
+      incoming: Prompt.quote(mention),
+      topic: agent.topic(claimed.messages),
+      seqs: [seq]
+    })
+  })
+
 /**
  * Starts the agent in the current scope; closing the scope sends QUIT (after flushing the send queue), saves the
  * context and removes the control socket.
@@ -200,18 +243,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => context.save()))
   const buffer = MessageBuffer.make()
-  const transport = yield* IrcTransport.make({
-    host: config.server.host,
-    port: config.server.port,
-    tls: config.server.tls,
-    tls_ca_file: config.server.tls_ca_file,
-    tls_insecure: config.server.tls_insecure,
-    nick,
-    password: config.server.password,
-    channels,
-    send_rate: config.send?.rate,
-    send_burst: config.send?.burst
-  })
+  const transport = yield* IrcTransport.make(transportOptions(config))
   yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
   const events = yield* transport.subscribe
   const respond = Responder.make({
@@ -251,21 +283,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
   yield* AttentionWiring.make(transport, scheduler)
   yield* routeEvents(events, buffer, server, (mention, stored) =>
-    Effect.gen(function* () {
-      // While paused the mention waits, unread, for the first poll after resume.
-      if (yield* scheduler.isPaused) return
-      const claimed = yield* buffer.claim(mention.target, [stored.seq])
-      if (claimed.messages.length === 0) return
-      yield* respond({
-        target: mention.target,
-        thread: mention.thread,
-        kind: "mention",
-        prompt: Prompt.direct(mention),
-        incoming: Prompt.quote(mention),
-        topic: topic(claimed.messages),
-        seqs: [stored.seq]
-      })
-    })
+    answerMention({ scheduler, buffer, respond, topic }, mention, stored.seq)
   )
 
   const control = makeControl(config, scheduler, transport, context)

@@ -143,6 +143,13 @@ const logMessages = (log: ReadonlyArray<Exchange>): Array<LogMessage> =>
     { role: "assistant" as const, content: exchange.reply, ts: "" }
   ])
 
+/** Replaces `file` with `data` in one rename, so a crash never leaves half a file. */
+const writeStored = (file: string, data: Stored) => {
+  mkdirSync(join(file, ".."), { recursive: true })
+  writeFileSync(`${file}.tmp`, JSON.stringify(data))
+  renameSync(`${file}.tmp`, file)
+}
+
 /**
  * Builds the context (loading `options.file` when it exists).
  *
@@ -178,9 +185,7 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
       last_referenced_turn: lastReferenced,
       summary_last_referenced_turn: summaryReferenced
     }
-    mkdirSync(join(options.file, ".."), { recursive: true })
-    writeFileSync(`${options.file}.tmp`, JSON.stringify(data))
-    renameSync(`${options.file}.tmp`, options.file)
+    writeStored(options.file, data)
   }
 
   const messages = (effort: string, system: string, prompt: string): ReadonlyArray<PromptMessage> => {
