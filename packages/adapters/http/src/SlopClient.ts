@@ -177,6 +177,8 @@ const backoff = (options: Options["reconnect"], attempt: number): Duration.Durat
 export const make = (
   options: Options
 ): Effect.Effect<SlopClient, SlopClientError, Scope.Scope | Socket.WebSocketConstructor> =>
+  // Longer than ~80 lines on purpose: one connection's state (writer, pending answers, waiting messages, counters) is
+  // shared by its named steps below (send, receive, one session, the reconnect loop), which each stay short.
   Effect.gen(function* () {
     const url = withToken(options.url, options.token)
     const socket = yield* Socket.makeWebSocket(url, { openTimeout: options.openTimeout })
