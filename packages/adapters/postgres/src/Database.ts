@@ -31,6 +31,8 @@ export interface EmbeddedOptions {
   readonly dataDir: string
   /** Return before PGlite flushes to disk (faster, not crash-safe). Default `false`. */
   readonly relaxedDurability?: boolean | undefined
+  /** PostgreSQL's `shared_buffers` inside PGlite (default `PgliteClient.defaultSharedBuffers`, 16MB). */
+  readonly sharedBuffers?: string | undefined
   /** An owner to set in `app.current_user` for the whole session (the store layers set it). */
   readonly sessionOwner?: string | undefined
 }
@@ -126,7 +128,13 @@ export const layerEmbedded = (
     })
   )
   return Layer.mergeAll(backend, Migrations.layer, session).pipe(
-    Layer.provideMerge(PgliteClient.layer({ dataDir: options.dataDir, relaxedDurability: options.relaxedDurability }))
+    Layer.provideMerge(
+      PgliteClient.layer({
+        dataDir: options.dataDir,
+        relaxedDurability: options.relaxedDurability,
+        sharedBuffers: options.sharedBuffers
+      })
+    )
   )
 }
 

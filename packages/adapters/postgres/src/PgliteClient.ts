@@ -41,7 +41,20 @@ export interface PgliteClientConfig {
    * acknowledged write survives a crash.
    */
   readonly relaxedDurability?: boolean | undefined
+  /**
+   * PostgreSQL's `shared_buffers` inside PGlite. Defaults to {@link defaultSharedBuffers} rather than PostgreSQL's
+   * 128MB: PGlite's WebAssembly heap holds the buffer pool in the process, and a single session needs far less.
+   */
+  readonly sharedBuffers?: string | undefined
 }
+
+/**
+ * PGlite's default `shared_buffers` here: 16MB (PostgreSQL's own default, 128MB, costs about 115 MB more RSS).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultSharedBuffers = "16MB"
 
 /**
  * A PGlite-backed `SqlClient` plus PGlite's in-process `LISTEN`/`NOTIFY` and the raw database handle.
@@ -183,7 +196,11 @@ export const make = Effect.fnUntraced(function* (
 ): Effect.fn.Return<PgliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> {
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create(config.dataDir, { relaxedDurability: config.relaxedDurability ?? false }),
+      try: () =>
+        PGlite.create(config.dataDir, {
+          relaxedDurability: config.relaxedDurability ?? false,
+          postgresqlconf: `shared_buffers = ${config.sharedBuffers ?? defaultSharedBuffers}\n`
+        }),
       catch: (cause) =>
         new SqlError.SqlError({
           reason: new SqlError.ConnectionError({
