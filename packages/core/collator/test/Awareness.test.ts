@@ -179,6 +179,8 @@ describe("Awareness: write tools", () => {
       assert.strictEqual(error.param, "conditions")
       assert.strictEqual(error.suggestion, "day_of_week")
       assert.include(error.valid ?? [], "hour_range")
+      // The rejected pattern was not stored.
+      assert.lengthOf(yield* (yield* Store).query({ types: ["pattern"] }), 0)
       const ok = yield* awareness.learnPattern({
         source: "nas",
         tags: [],
@@ -251,6 +253,7 @@ describe("Awareness: the cached briefing", () => {
       const rebuilt = yield* awareness.getBriefing()
       assert.strictEqual(rebuilt.staleness_sec, 0)
       assert.strictEqual(rebuilt.sources.nas?.headline, "Disk")
+      assert.strictEqual(rebuilt.active_alerts, 1)
       assert.notStrictEqual(rebuilt.generated, first.generated)
     }).pipe(Effect.provide(TestLayer))
   )
@@ -297,8 +300,13 @@ describe("Awareness: the cached briefing", () => {
         message: "Edge down"
       })
       const briefing = yield* awareness.getBriefing()
-      assert.strictEqual(briefing.sources.edge?.status, "critical")
-      assert.isNull(briefing.sources.edge?.last_report ?? null)
+      assert.deepStrictEqual(briefing.sources.edge, {
+        status: "critical",
+        last_report: null,
+        headline: "Edge down",
+        drill_down: "awareness://alerts/edge"
+      })
+      assert.strictEqual(briefing.suggested_mention, "CRITICAL: Edge down")
     }).pipe(Effect.provide(TestLayer))
   )
 
@@ -473,15 +481,20 @@ describe("Awareness: intentions", () => {
     }).pipe(Effect.provide(Store.layerMemory))
   )
 
-  it.effect("a future intention within the horizon is upcoming", () =>
+  it.effect("a future intention within the horizon is upcoming; one beyond it is only pending", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })
+      yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
       const briefing = yield* awareness.getBriefing()
       assert.deepStrictEqual(briefing.upcoming, [
         { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:40:00Z", in_minutes: 40 }
       ])
       assert.isUndefined(briefing.fired_intentions)
+      assert.isTrue(briefing.attention_needed)
+      assert.strictEqual(briefing.summary, "1 upcoming item.")
+      assert.strictEqual(briefing.suggested_mention, "UPCOMING in 40 min: Dentist")
+      assert.strictEqual(briefing.pending_intentions, 2)
     }).pipe(Effect.provide(TestLayer))
   )
 

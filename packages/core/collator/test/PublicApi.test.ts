@@ -623,82 +623,6 @@ describe("PublicApi: Awareness", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("learn_pattern rejects a condition with an unknown key (with a suggestion)", () =>
-    Effect.gen(function* () {
-      const awareness = yield* setup
-      const error = yield* Effect.flip(
-        awareness.learnPattern({
-          source: "nas",
-          tags: [],
-          description: "maintenance",
-          conditions: { day_of_weak: "friday" },
-          effect: "qbittorrent stopped"
-        })
-      )
-      assert.strictEqual(error.code, "invalid_parameter")
-      assert.strictEqual(error.param, "conditions")
-      assert.strictEqual(error.suggestion, "day_of_week")
-      assert.include(error.valid ?? [], "day_of_week")
-      const store = yield* Store
-      assert.lengthOf(yield* store.query({ types: ["pattern"] }), 0)
-      const ok = yield* awareness.learnPattern({
-        source: "nas",
-        tags: [],
-        description: "maintenance",
-        conditions: { day_of_week: "friday" },
-        effect: "qbittorrent stopped"
-      })
-      assert.strictEqual(ok.status, "ok")
-    }).pipe(Effect.provide(TestLayer))
-  )
-
-  it.effect("a cached briefing rebuilt when the store changes; staleness_sec is real", () =>
-    Effect.gen(function* () {
-      const awareness = yield* setup
-      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 3600 })
-      const first = yield* awareness.getBriefing()
-      assert.strictEqual(first.staleness_sec, 0)
-      yield* TestClock.adjust("30 seconds")
-      const cached = yield* awareness.getBriefing()
-      assert.strictEqual(cached.staleness_sec, 30)
-      assert.strictEqual(cached.generated, first.generated)
-      yield* awareness.reportAlert({
-        source: "nas",
-        tags: [],
-        alert_id: "d",
-        level: "warning",
-        alert_type: "threshold",
-        message: "Disk"
-      })
-      const rebuilt = yield* awareness.getBriefing()
-      assert.strictEqual(rebuilt.staleness_sec, 0)
-      assert.strictEqual(rebuilt.generated, "2026-03-20T12:00:30Z")
-      assert.strictEqual(rebuilt.active_alerts, 1)
-    }).pipe(Effect.provide(TestLayer))
-  )
-
-  it.effect("alerts from a source that never reported a status still surface", () =>
-    Effect.gen(function* () {
-      const awareness = yield* setup
-      yield* awareness.reportAlert({
-        source: "edge",
-        tags: [],
-        alert_id: "down",
-        level: "critical",
-        alert_type: "structural",
-        message: "Edge down"
-      })
-      const b = yield* awareness.getBriefing()
-      assert.deepStrictEqual(b.sources.edge, {
-        status: "critical",
-        last_report: null,
-        headline: "Edge down",
-        drill_down: "awareness://alerts/edge"
-      })
-      assert.strictEqual(b.suggested_mention, "CRITICAL: Edge down")
-    }).pipe(Effect.provide(TestLayer))
-  )
-
   it.effect("report_alert accepts metric, value, threshold; metric-scoped suppressions match", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
@@ -1001,22 +925,6 @@ describe("PublicApi: Awareness", () => {
     assert.isBelow(countO200k(toCompactJson(briefing)), 500)
     assert.isTrue(briefing.attention_needed)
   })
-
-  it.effect("upcoming items from intentions with deliver_at inside the horizon", () =>
-    Effect.gen(function* () {
-      const awareness = yield* setup
-      yield* awareness.remind({ goal: "Dentist", source: "gcal", tags: [], deliver_at: "2026-03-20T12:40:00Z" })
-      yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
-      const b = yield* awareness.getBriefing()
-      assert.deepStrictEqual(b.upcoming, [
-        { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:40:00Z", in_minutes: 40 }
-      ])
-      assert.isTrue(b.attention_needed)
-      assert.strictEqual(b.summary, "1 upcoming item.")
-      assert.strictEqual(b.suggested_mention, "UPCOMING in 40 min: Dentist")
-      assert.strictEqual(b.pending_intentions, 2)
-    }).pipe(Effect.provide(TestLayer))
-  )
 
   it.effect("Awareness.layerWith configures the horizon", () =>
     Effect.gen(function* () {
