@@ -5,12 +5,14 @@ import { References } from "../src/index.ts"
 const AUTH_SUMMARY = "Fixed 401 errors: refresh tokens never auto-called. Added axios interceptor."
 
 describe("References.extractKeywords", () => {
-  it("extracts summary keywords (upstream)", () => {
+  it("extracts summary keywords, unstemmed, without stop words (upstream)", () => {
     const keywords = References.extractKeywords(AUTH_SUMMARY)
-    for (const word of ["fixed", "401", "refresh", "tokens", "interceptor", "axios"]) {
+    for (const word of ["fixed", "401", "refresh", "tokens", "interceptor", "axios", "auto-called"]) {
       assert.isTrue(keywords.has(word), word)
     }
     assert.isFalse(keywords.has("the"))
+    assert.isFalse(keywords.has("token"))
+    assert.strictEqual(References.extractKeywords("I am ok to go do it").size, 0)
   })
 
   it("empty, null and undefined give the empty set (upstream)", () => {
