@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Awareness } from "@heed/collator"
+import { Awareness, type AwarenessShape } from "@heed/collator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,15 +12,12 @@ import type * as Stream from "effect/Stream"
 import type * as ToolError from "./ToolError.ts"
 
 /**
- * The methods the MCP layers call: each tool's camelCase name, taking one object of snake_case parameters
- * (the shape of @heed/collator's `Awareness` service).
+ * The awareness service the MCP layers call: @heed/collator's typed `Awareness` service.
  *
  * @category models
  * @since 0.1.0
  */
-export interface AwarenessApi {
-  readonly [method: string]: unknown
-}
+export type AwarenessApi = AwarenessShape
 
 /**
  * The resolver service.
@@ -56,6 +53,6 @@ export class AwarenessResolver extends Context.Service<
    * @since 0.1.0
    */
   static readonly layer: Layer.Layer<AwarenessResolver, never, Awareness> = Layer.unwrap(
-    Effect.map(Awareness, (awareness) => AwarenessResolver.single(awareness as unknown as AwarenessApi))
+    Effect.map(Awareness, (awareness) => AwarenessResolver.single(awareness))
   )
 }

@@ -5,8 +5,13 @@
  * `notifications/resources/updated` for `awareness://briefing` to the subscribed clients (over stdio and in memory
  * on every protocol version; over HTTP through the 2026-07-28 `subscriptions/listen`).
  *
+ * The notifier looks with `Awareness.peekBriefing`, which delivers nothing: an intention coming due appears in the
+ * peeked briefing (so subscribers are told), and stays pending until a client's own read delivers it, marked
+ * `new: true` in that read only.
+ *
  * Content means the briefing without `generated`, `staleness_sec`, `suggested_mention`, the age-bearing headline
- * of stale sources and the `in_minutes` of upcoming items, so a briefing that only ages does not notify again.
+ * of stale sources, the `in_minutes` of upcoming items and the `new` marks of fired intentions, so a briefing that
+ * only ages, or whose intention was just delivered, does not notify again.
  *
  * **Gotchas**
  *
@@ -17,7 +22,6 @@
  */
 
 import { McpServer } from "effect/ai/McpServer"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -97,33 +101,15 @@ export const fingerprint = (briefing: unknown): string => {
       return kept
     })
   }
+  if (Array.isArray(rest.fired_intentions)) {
+    rest.fired_intentions = (rest.fired_intentions as ReadonlyArray<unknown>).map((item) => {
+      if (!Predicate.isObject(item)) return item
+      const { new: _new, ...kept } = item as Record<string, unknown>
+      return kept
+    })
+  }
   return JSON.stringify(rest)
 }
-
-const invoke = (awareness: AwarenessApi, method: string, args: Record<string, unknown>) => {
-  const fn = awareness[method]
-  return Predicate.isFunction(fn) ? (fn.call(awareness, args) as Effect.Effect<unknown, unknown>) : Effect.succeed(null)
-}
-
-/** Intentions due within this margin are left for a client's read to deliver. */
-const dueMarginMs = 2_000
-
-/**
- * The ids of pending intentions that are due (or about to be). Reading the briefing would deliver them, so the
- * notifier announces the change instead and leaves the delivery to the subscriber's own read.
- */
-const dueIntentions = (awareness: AwarenessApi, nowMs: number) =>
-  Effect.map(invoke(awareness, "getIntentions", { state: "pending", limit: 1000 }), (page) => {
-    const entries = Predicate.isObject(page) ? (page as { entries?: unknown }).entries : undefined
-    if (!Array.isArray(entries)) return []
-    const due: Array<string> = []
-    for (const entry of entries as ReadonlyArray<Record<string, unknown>>) {
-      const data = (entry.data ?? {}) as Record<string, unknown>
-      const at = typeof data.deliver_at === "string" ? Date.parse(data.deliver_at) : Number.NaN
-      if (Number.isFinite(at) && at <= nowMs + dueMarginMs) due.push(String(entry.id))
-    }
-    return due
-  })
 
 /**
  * The notifier layer.
@@ -143,7 +129,6 @@ export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never
       const dirty = new Set<AwarenessApi>()
       const due = new Set<AwarenessApi>()
       const seen = new WeakMap<AwarenessApi, string>()
-      const announced = new WeakMap<AwarenessApi, string>()
       const debounce = Duration.fromInputUnsafe(options.debounce ?? Duration.millis(200))
       const pollInterval = Duration.fromInputUnsafe(options.pollInterval ?? Duration.seconds(5))
 
@@ -159,18 +144,8 @@ export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never
         dirty.clear()
         due.clear()
         let changed = false
-        const nowMs = yield* Clock.currentTimeMillis
         for (const awareness of batch) {
-          const dueIds = yield* dueIntentions(awareness, nowMs).pipe(Effect.orElseSucceed(() => []))
-          if (dueIds.length > 0) {
-            const key = dueIds.join(",")
-            if (announced.get(awareness) !== key) changed = true
-            announced.set(awareness, key)
-            seen.delete(awareness)
-            continue
-          }
-          announced.delete(awareness)
-          const briefing = yield* invoke(awareness, "getBriefing", {}).pipe(Effect.option)
+          const briefing = yield* awareness.peekBriefing.pipe(Effect.option)
           if (briefing._tag === "None") continue
           const print = fingerprint(briefing.value)
           const previous = seen.get(awareness)

@@ -26,22 +26,38 @@ import * as ToolError from "./ToolError.ts"
  */
 export const knowledgePageSize = 50
 
-const read = (resolver: AwarenessResolver["Service"], tool: string, args: Record<string, unknown>, indent = false) =>
+const json = "application/json"
+
+/** A read result that names its media type (clients and the Inspector's strict mode expect `mimeType`). */
+const jsonContents = (uri: string, text: string): McpSchema.ReadResourceResult => ({
+  contents: [{ uri, mimeType: json, text }]
+})
+
+const read = (
+  resolver: AwarenessResolver["Service"],
+  uri: string,
+  tool: string,
+  args: Record<string, unknown>,
+  indent = false
+) =>
   callByName(resolver, tool, args).pipe(
     Effect.map((outcome) =>
-      Result.isSuccess(outcome) ? toJson(outcome.success, indent) : ToolError.toText(outcome.failure)
+      jsonContents(uri, Result.isSuccess(outcome) ? toJson(outcome.success, indent) : ToolError.toText(outcome.failure))
     )
   )
 
 const knowledgePage = (resolver: AwarenessResolver["Service"]) =>
   callByName(resolver, "get_knowledge", { mode: "list", limit: knowledgePageSize }).pipe(
     Effect.map((outcome) => {
-      if (Result.isFailure(outcome)) return ToolError.toText(outcome.failure)
+      if (Result.isFailure(outcome)) return jsonContents("awareness://knowledge", ToolError.toText(outcome.failure))
       const page = outcome.success as Record<string, unknown> | null
-      return toJson(
-        page !== null && typeof page === "object" && page.has_more === true
-          ? { ...page, next: `call get_knowledge with offset=${knowledgePageSize} (and a limit) for more` }
-          : page
+      return jsonContents(
+        "awareness://knowledge",
+        toJson(
+          page !== null && typeof page === "object" && page.has_more === true
+            ? { ...page, next: `call get_knowledge with offset=${knowledgePageSize} (and a limit) for more` }
+            : page
+        )
       )
     })
   )
@@ -55,7 +71,6 @@ const knowledgePage = (resolver: AwarenessResolver["Service"]) =>
 export const register: Effect.Effect<void, never, McpServer.McpServer | AwarenessResolver> = Effect.gen(function* () {
   const resolver = yield* AwarenessResolver
   const services = yield* Effect.context<McpServer.McpServer>()
-  const json = "application/json"
   const registrations = [
     McpServer.registerResource({
       uri: "awareness://briefing",
@@ -66,26 +81,26 @@ export const register: Effect.Effect<void, never, McpServer.McpServer | Awarenes
       mimeType: json,
       audience: ["assistant"],
       priority: 1,
-      content: read(resolver, "get_briefing", {}, true)
+      content: read(resolver, "awareness://briefing", "get_briefing", {}, true)
     }),
     McpServer.registerResource({
       uri: "awareness://alerts",
       name: "alerts",
       description: "Active alerts across all sources (first page). Tool mirror: get_alerts.",
       mimeType: json,
-      content: read(resolver, "get_alerts", {})
+      content: read(resolver, "awareness://alerts", "get_alerts", {})
     }),
     McpServer.registerResource`awareness://alerts/${McpSchema.param("source", Schema.String)}`({
       name: "alerts-by-source",
       description: "Active alerts of one source (the briefing's drill_down). Tool mirror: get_alerts(source).",
       mimeType: json,
-      content: (_uri, source) => read(resolver, "get_alerts", { source: decodeURIComponent(source) })
+      content: (uri, source) => read(resolver, uri, "get_alerts", { source: decodeURIComponent(source) })
     }),
     McpServer.registerResource`awareness://status/${McpSchema.param("source", Schema.String)}`({
       name: "status-by-source",
       description: "The full latest status of one source: metrics, inventory, ttl. Tool mirror: get_status(source).",
       mimeType: json,
-      content: (_uri, source) => read(resolver, "get_status", { source: decodeURIComponent(source) })
+      content: (uri, source) => read(resolver, uri, "get_status", { source: decodeURIComponent(source) })
     }),
     McpServer.registerResource({
       uri: "awareness://knowledge",
@@ -101,7 +116,7 @@ export const register: Effect.Effect<void, never, McpServer.McpServer | Awarenes
       name: "suppressions",
       description: "Active suppressions. Tool mirror: get_suppressions.",
       mimeType: json,
-      content: read(resolver, "get_suppressions", {})
+      content: read(resolver, "awareness://suppressions", "get_suppressions", {})
     })
   ]
   for (const registration of registrations) {

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { didYouMean } from "@heed/collator"
+import { AwarenessTools } from "@heed/collator"
 import * as Predicate from "effect/Predicate"
 
 /**
@@ -77,7 +77,7 @@ const dropUndefined = (detail: ErrorDetail): ErrorDetail => {
  * @category getters
  * @since 0.1.0
  */
-export const suggest: (value: string, valid: ReadonlyArray<string>) => string | undefined = didYouMean
+export const suggest: (value: string, valid: ReadonlyArray<string>) => string | undefined = AwarenessTools.suggest
 
 /**
  * An `invalid_parameter` error body, with `valid` and a did-you-mean `suggestion` when the valid values are known.

@@ -1,23 +1,32 @@
 /**
- * The awareness tools on `effect/ai/McpServer`: one MCP tool per catalogue entry, each backed by the `Awareness`
- * method of the same name. Arguments are checked against the catalogue (with did-you-mean suggestions), results are
- * JSON text, and every failure is an `isError` result carrying upstream's structured error body — a bad argument
- * never crashes the server or the session.
+ * The awareness tools on `effect/ai/McpServer`: a thin bridge that registers @heed/collator's typed
+ * `AwarenessTools.toolkit`, one MCP tool per toolkit tool. Each call goes through `AwarenessTools.callWith` on the
+ * awareness service the resolver picks for the request (the same validation path as every other edge); results
+ * are JSON text, and every failure is an `isError` result carrying upstream's structured error body — a bad
+ * argument never crashes the server or the session.
+ *
+ * The bridge exists instead of `McpServer.registerToolkit` because upstream's contract answers bad arguments as
+ * `isError` results with a structured body (registerToolkit answers JSON-RPC `-32602`), and because the
+ * awareness service is resolved per request (per bearer token), not once per server.
  *
  * @since 0.1.0
  */
 
+import { AwarenessTools } from "@heed/collator"
 import * as McpSchema from "effect/ai/McpSchema"
 import { McpServer } from "effect/ai/McpServer"
+import * as Tool from "effect/ai/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { AwarenessResolver } from "./AwarenessResolver.ts"
 import { BriefingChanged } from "./BriefingNotifier.ts"
-import * as Catalog from "./Catalog.ts"
 import { callByName, callToolWith, toJson } from "./internal/call.ts"
 import * as ToolError from "./ToolError.ts"
+
+/** Tools whose JSON reply is pretty-printed (upstream indents the briefing). */
+const indented: ReadonlySet<string> = new Set(["get_briefing"])
 
 /**
  * Turns the outcome of a call into an MCP tool result.
@@ -37,25 +46,28 @@ export const toResult = (
       })
 
 /**
- * The MCP tool description of a catalogue entry.
+ * The MCP tool description of an awareness tool: its name, title, description, input JSON Schema and hints.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toMcpTool = (tool: Catalog.ToolDefinition): McpSchema.Tool =>
-  new McpSchema.Tool({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: Catalog.inputSchema(tool) as McpSchema.Tool["inputSchema"],
+export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool => {
+  const tool = AwarenessTools.toolkit.tools[name]
+  const title = Context.getOrUndefined(tool.annotations, Tool.Title)
+  return new McpSchema.Tool({
+    name,
+    title,
+    description: Tool.getDescription(tool),
+    inputSchema: AwarenessTools.inputSchema(name) as McpSchema.Tool["inputSchema"],
     annotations: {
-      title: tool.title,
-      readOnlyHint: tool.readOnly,
-      destructiveHint: tool.destructive ?? false,
-      idempotentHint: tool.idempotent ?? tool.readOnly,
-      openWorldHint: false
+      title,
+      readOnlyHint: Context.get(tool.annotations, Tool.Readonly),
+      destructiveHint: Context.get(tool.annotations, Tool.Destructive),
+      idempotentHint: Context.get(tool.annotations, Tool.Idempotent),
+      openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
     }
   })
+}
 
 /**
  * Registers the given tools (default: all of them) on the `McpServer` in context. After a successful write the
@@ -65,36 +77,35 @@ export const toMcpTool = (tool: Catalog.ToolDefinition): McpSchema.Tool =>
  * @since 0.1.0
  */
 export const register = (
-  definitions: ReadonlyArray<Catalog.ToolDefinition> = Catalog.tools
+  names: ReadonlyArray<AwarenessTools.Name> = AwarenessTools.names
 ): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
   Effect.gen(function* () {
     const server = yield* McpServer
     const resolver = yield* AwarenessResolver
     const changed = yield* Effect.serviceOption(BriefingChanged)
-    for (const tool of definitions) {
+    for (const name of names) {
+      const readOnly = Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
       yield* server.addTool({
-        tool: toMcpTool(tool),
+        tool: toMcpTool(name),
         annotations: Context.empty(),
         handle: (payload) =>
-          callToolWith(resolver, tool, payload).pipe(
+          callToolWith(resolver, name, payload).pipe(
             Effect.tap(({ awareness, outcome }) =>
-              tool.readOnly || awareness === undefined || Result.isFailure(outcome)
+              readOnly || awareness === undefined || Result.isFailure(outcome) || changed._tag === "None"
                 ? Effect.void
-                : changed._tag === "Some"
-                  ? changed.value.signal(awareness)
-                  : Effect.void
+                : changed.value.signal(awareness)
             ),
-            Effect.map(({ outcome }) => toResult(outcome, tool.indent))
+            Effect.map(({ outcome }) => toResult(outcome, indented.has(name)))
           )
       })
     }
   })
 
 /**
- * Calls one tool by name, as an MCP `tools/call` would: the arguments are validated against the catalogue (the same
- * path as MCP's, with did-you-mean suggestions), the awareness service is resolved for the current request, and the
- * outcome is the tool's JSON reply or its structured error body (`not_found` for an unknown tool). Never fails.
- * Other transports (REST, SLOP affordances) call tools through it, so there is one validation path.
+ * Calls one tool by name, as an MCP `tools/call` would: `AwarenessTools.callWith` on the awareness service resolved
+ * for the current request (the one validation path, with did-you-mean suggestions), and the outcome is the tool's
+ * JSON reply or its structured error body (`not_found` for an unknown tool). Never fails. Other transports (REST,
+ * SLOP affordances) call tools through it, so there is one validation path.
  *
  * @category constructors
  * @since 0.1.0

@@ -26,13 +26,6 @@ export { type AwarenessApi, AwarenessResolver } from "./AwarenessResolver.ts"
 export * as BriefingNotifier from "./BriefingNotifier.ts"
 
 /**
- * The tool catalogue: upstream names, parameters, defaults and descriptions.
- *
- * @since 0.1.0
- */
-export * as Catalog from "./Catalog.ts"
-
-/**
  * The server instructions.
  *
  * @since 0.1.0

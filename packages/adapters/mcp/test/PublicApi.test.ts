@@ -7,8 +7,8 @@
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, Store } from "@heed/collator"
-import { AwarenessMcp, AwarenessResolver, Catalog, Instructions, ToolError } from "@heed/mcp"
+import { Awareness, AwarenessTools, Store } from "@heed/collator"
+import { AwarenessMcp, AwarenessResolver, Instructions, ToolError, Tools } from "@heed/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as McpTest from "effect/ai/McpTest"
@@ -89,7 +89,7 @@ describe("@heed/mcp public API", () => {
       assert.deepStrictEqual(params("clear_suppression"), ["entry_id"])
       assert.includeMembers(params("get_alerts"), ["source", "since", "mode", "limit", "offset"])
       assert.deepStrictEqual(params("get_status"), ["source"])
-      assert.strictEqual(Catalog.find("get_briefing")?.name, "get_briefing")
+      assert.strictEqual(Tools.toMcpTool("get_briefing").name, "get_briefing")
     }).pipe(Effect.scoped)
   )
 
@@ -264,7 +264,7 @@ describe("@heed/mcp public API", () => {
         assert.strictEqual(client.getServerVersion()?.name, AwarenessMcp.serverName)
         assert.include(client.getInstructions() ?? "", "get_briefing")
         const { tools } = yield* Effect.promise(() => client.listTools())
-        assert.strictEqual(tools.length, Catalog.tools.length)
+        assert.strictEqual(tools.length, AwarenessTools.names.length)
         const bad = yield* Effect.promise(() =>
           client.callTool({
             name: "report_status",

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, Store } from "@heed/collator"
+import { Awareness, AwarenessTools, Store } from "@heed/collator"
 import * as McpServer from "effect/ai/McpServer"
 import * as McpTest from "effect/ai/McpTest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AwarenessMcp, AwarenessResolver, Catalog, Tools } from "../src/index.ts"
+import { AwarenessMcp, AwarenessResolver, Tools } from "../src/index.ts"
 import { call, makeClient, ok } from "./helpers.ts"
 
 const upstreamNames = [
@@ -39,7 +39,7 @@ describe("Tools", () => {
       const client = yield* makeClient()
       const { tools } = yield* client.listTools()
       assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [...upstreamNames].sort())
-      assert.strictEqual(tools.length, Catalog.tools.length)
+      assert.strictEqual(tools.length, AwarenessTools.names.length)
       const alert = tools.find((tool) => tool.name === "report_alert")!
       assert.strictEqual(alert.inputSchema.type, "object")
       assert.deepStrictEqual(
@@ -226,9 +226,7 @@ describe("Reuse", () => {
         name: "hello",
         content: Effect.succeed("hi")
       })
-      const subset = Layer.effectDiscard(
-        Tools.register(Catalog.tools.filter((tool) => tool.name === "get_briefing" || tool.name === "report_alert"))
-      )
+      const subset = Layer.effectDiscard(Tools.register(["get_briefing", "report_alert"]))
       const client = yield* McpTest.makeClient(
         Layer.mergeAll(subset, own).pipe(
           Layer.provide(AwarenessResolver.layer),

@@ -110,7 +110,9 @@ export const FiredIntention = Schema.Struct({
   id: Schema.String,
   goal: Schema.String,
   source: Schema.String,
-  tags: Schema.Array(Schema.String)
+  tags: Schema.Array(Schema.String),
+  /** Only in the one read that delivered it; later reads show it without the mark until it is acknowledged. */
+  new: Schema.optionalKey(Schema.Boolean)
 })
 
 /**

@@ -5,6 +5,16 @@
  */
 
 export * from "./Awareness.ts"
+export * from "./AwarenessError.ts"
+
+/**
+ * The awareness tools as one typed `effect/ai` toolkit (Schema parameters, success and failure per tool), its
+ * handlers on `Awareness`, and `AwarenessTools.call(name, params)`: the one validation path every edge (MCP, REST)
+ * goes through.
+ *
+ * @since 0.1.0
+ */
+export * as AwarenessTools from "./AwarenessTools.ts"
 export * from "./Briefing.ts"
 
 /**

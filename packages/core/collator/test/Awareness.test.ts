@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Exit, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, type AwarenessError, didYouMean, Store, StoreError } from "../src/index.ts"
+import { Awareness, type AwarenessError, AwarenessTools, Store, StoreError } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -24,7 +24,10 @@ const head = <A>(items: ReadonlyArray<A>): A => {
   return item as A
 }
 
-const failure = <A>(effect: Effect.Effect<A, AwarenessError>) => Effect.flip(effect)
+const failure = <A, R>(effect: Effect.Effect<A, AwarenessError, R>) => Effect.flip(effect)
+
+/** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
+const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
 
 describe("Awareness: write tools", () => {
   it.effect("report_status returns handles only and replaces the source's status", () =>
@@ -122,9 +125,9 @@ describe("Awareness: write tools", () => {
 
   it.effect("invalid parameters give structured errors with valid values and did-you-mean", () =>
     Effect.gen(function* () {
-      const awareness = yield* setup
+      yield* setup
       const level = yield* failure(
-        awareness.reportAlert({
+        tool("report_alert", {
           source: "nas",
           tags: [],
           alert_id: "x",
@@ -140,20 +143,19 @@ describe("Awareness: write tools", () => {
       assert.isFalse(level.retryable)
       assert.deepStrictEqual(level.toEnvelope().status, "error")
       assert.strictEqual(level.toEnvelope().error.code, "invalid_parameter")
-      const missing = yield* failure(awareness.reportStatus({ tags: [], metrics: {} }))
+      const missing = yield* failure(tool("report_status", { tags: [], metrics: {} }))
       assert.strictEqual(missing.param, "source")
-      const empty = yield* failure(awareness.remind({ goal: "g", source: "s", tags: [], deliver_at: "" }))
+      const empty = yield* failure(tool("remind", { goal: "g", source: "s", tags: [], deliver_at: "" }))
       assert.strictEqual(empty.param, "deliver_at")
-      const malformed = yield* failure(awareness.remind({ goal: "g", source: "s", tags: [], deliver_at: "tomorrow" }))
+      const malformed = yield* failure(tool("remind", { goal: "g", source: "s", tags: [], deliver_at: "tomorrow" }))
       assert.isString(malformed.help_url)
-      const negative = yield* failure(awareness.getAlerts({ limit: -1 }))
+      const negative = yield* failure(tool("get_alerts", { limit: -1 }))
       assert.strictEqual(negative.param, "limit")
-      const duration = yield* failure(awareness.suppressAlert({ duration_minutes: 0 }))
+      const duration = yield* failure(tool("suppress_alert", { duration_minutes: 0 }))
       assert.strictEqual(duration.param, "duration_minutes")
-      // biome-ignore lint/suspicious/noExplicitAny: an untyped caller passing null
-      const nullParams = yield* failure(awareness.reportStatus(null as any))
+      const nullParams = yield* failure(tool("report_status", null))
       assert.strictEqual(nullParams.param, "source")
-      const far = yield* failure(awareness.getKnowledge({ entry_type: "zzzzzzzz" }))
+      const far = yield* failure(tool("get_knowledge", { entry_type: "zzzzzzzz" }))
       assert.isUndefined(far.suggestion)
     }).pipe(Effect.provide(TestLayer))
   )
@@ -161,8 +163,8 @@ describe("Awareness: write tools", () => {
   it.effect("naive and Z timestamps are accepted as UTC", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      yield* awareness.remind({ goal: "a", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00" })
-      yield* awareness.remind({ goal: "b", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00Z" })
+      yield* tool("remind", { goal: "a", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00" })
+      yield* tool("remind", { goal: "b", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00Z" })
       const page = yield* awareness.getIntentions({})
       const times = page.entries.map((e) => (e.data as { deliver_at: string }).deliver_at)
       assert.deepStrictEqual(times, ["2026-03-21T09:00:00Z", "2026-03-21T09:00:00Z"])
@@ -441,7 +443,7 @@ describe("Awareness: flap damping", () => {
 })
 
 describe("Awareness: intentions", () => {
-  it.effect("a due intention fires once, transitions to fired and is not reported again", () =>
+  it.effect("a due intention is marked new in the one read that delivers it and stays until acknowledged", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
       const { id } = yield* awareness.remind({
@@ -451,19 +453,77 @@ describe("Awareness: intentions", () => {
         deliver_at: "2026-03-20T11:00:00Z"
       })
       const first = yield* awareness.getBriefing()
-      assert.deepStrictEqual(
-        first.fired_intentions?.map((i) => i.id),
-        [id]
-      )
+      assert.deepStrictEqual(first.fired_intentions, [
+        { id, goal: "Call mom", source: "personal", tags: [], new: true }
+      ])
       const second = yield* awareness.getBriefing()
-      assert.isUndefined(second.fired_intentions)
+      assert.deepStrictEqual(second.fired_intentions, [{ id, goal: "Call mom", source: "personal", tags: [] }])
+      assert.isTrue(second.attention_needed)
       const page = yield* awareness.getIntentions({ state: "fired" })
       assert.lengthOf(page.entries, 1)
       assert.strictEqual((head(page.entries).data as { state_reason: string }).state_reason, "Delivered via briefing")
+      yield* awareness.actedOn({ entry_id: id, action: "called" })
+      assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("intentions fire exactly once under concurrent briefing reads (also across instances)", () =>
+  it.effect("a fired intention leaves the briefing when moved to another state or after the retention", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const done = yield* awareness.remind({ goal: "Done", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      const kept = yield* awareness.remind({ goal: "Kept", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 2)
+      yield* awareness.updateIntention({ entry_id: done.id, state: "completed" })
+      assert.deepStrictEqual(
+        (yield* awareness.getBriefing()).fired_intentions?.map((item) => item.id),
+        [kept.id]
+      )
+      yield* minutes(24 * 60 - 1)
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+      yield* minutes(1)
+      const after = yield* awareness.getBriefing()
+      assert.isUndefined(after.fired_intentions)
+      assert.strictEqual(after.evaluation.intentions_fired, 0)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("the fired-intention retention is configurable", () =>
+    Effect.gen(function* () {
+      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ fired_retention_minutes: 10 }))
+      yield* TestClock.setTime(START)
+      yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+      yield* minutes(9)
+      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+      yield* minutes(1)
+      assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("peekBriefing shows a due intention without delivering it", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const { id } = yield* awareness.remind({
+        goal: "Peek",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      const peeked = yield* awareness.peekBriefing
+      assert.deepStrictEqual(
+        peeked.fired_intentions?.map((item) => item.id),
+        [id]
+      )
+      assert.lengthOf((yield* awareness.getIntentions({ state: "pending" })).entries, 1)
+      const read = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, true]]
+      )
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("intentions are marked new exactly once under concurrent briefing reads (also across instances)", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
       const one = yield* Effect.provide(instance, Awareness.layer)
@@ -476,8 +536,12 @@ describe("Awareness: intentions", () => {
         (i) => (i % 2 === 0 ? one : two).getBriefing(),
         { concurrency: "unbounded" }
       )
-      const delivered = briefings.flatMap((b) => b.fired_intentions ?? []).map((i) => i.goal)
+      const delivered = briefings
+        .flatMap((b) => b.fired_intentions ?? [])
+        .filter((item) => item.new === true)
+        .map((item) => item.goal)
       assert.deepStrictEqual([...delivered].sort(), ["Task 0", "Task 1", "Task 2", "Task 3", "Task 4"])
+      for (const briefing of briefings) assert.lengthOf(briefing.fired_intentions ?? [], 5)
     }).pipe(Effect.provide(Store.layerMemory))
   )
 
@@ -523,7 +587,7 @@ describe("Awareness: intentions", () => {
       const back = yield* failure(awareness.updateIntention({ entry_id: id, state: "pending" }))
       assert.strictEqual(back.code, "invalid_parameter")
       assert.deepStrictEqual(back.valid, [])
-      const typo = yield* failure(awareness.updateIntention({ entry_id: id, state: "complete" }))
+      const typo = yield* failure(tool("update_intention", { entry_id: id, state: "complete" }))
       assert.strictEqual(typo.suggestion, "completed")
     }).pipe(Effect.provide(TestLayer))
   )
@@ -662,12 +726,16 @@ describe("Awareness: knowledge and maintenance", () => {
         assert.strictEqual(Option.getOrThrow(yield* store.get(ctx.id)).deleted, deletedAt, "double delete is a no-op")
         yield* awareness.restoreEntry({ entry_id: ctx.id })
         const dryExact = yield* awareness.deleteEntry({ tags: ["a", "b"] })
-        assert.strictEqual(dryExact.would_trash, 1)
+        assert.deepStrictEqual(dryExact, {
+          status: "dry_run",
+          would_trash: 1,
+          note: "Nothing was deleted. Call again with confirm=true to move these entries to trash."
+        })
         const dry = yield* awareness.deleteEntry({ tags: ["a"] })
-        assert.deepStrictEqual([dry.status, dry.would_trash], ["dry_run", 2])
+        assert.deepStrictEqual([dry.status, dry.status === "dry_run" ? dry.would_trash : -1], ["dry_run", 2])
         assert.lengthOf((yield* awareness.getKnowledge({})).entries, 2)
         const done = yield* awareness.deleteEntry({ tags: ["a", "b"], confirm: true })
-        assert.strictEqual(done.trashed, 1)
+        assert.deepStrictEqual(done, { status: "ok", trashed: 1, recoverable_days: 30 })
         assert.lengthOf((yield* awareness.getKnowledge({})).entries, 1)
         const back = yield* awareness.restoreEntry({ tags: ["a", "b"] })
         assert.strictEqual(back.restored, 1)
@@ -757,7 +825,7 @@ describe("Awareness: audit fixes", () => {
       )
       assert.strictEqual(conflict.code, "invalid_parameter")
       assert.strictEqual(conflict.param, "suppress_level")
-      const bad = yield* failure(awareness.suppressAlert({ source: "nas", suppress_level: "loud" }))
+      const bad = yield* failure(tool("suppress_alert", { source: "nas", suppress_level: "loud" }))
       assert.strictEqual(bad.param, "suppress_level")
       assert.deepStrictEqual(bad.valid, ["warning", "critical"])
     }).pipe(Effect.provide(TestLayer))
@@ -765,9 +833,9 @@ describe("Awareness: audit fixes", () => {
 
   it.effect("learn_pattern rejects conditions that are not an object with a structured error", () =>
     Effect.gen(function* () {
-      const awareness = yield* setup
+      yield* setup
       for (const conditions of ["friday", 42, true, ["day_of_week"]]) {
-        const error = yield* failure(awareness.learnPattern({ source: "nas", tags: [], description: "d", conditions }))
+        const error = yield* failure(tool("learn_pattern", { source: "nas", tags: [], description: "d", conditions }))
         assert.strictEqual(error.code, "invalid_parameter")
         assert.strictEqual(error.param, "conditions")
       }
@@ -844,11 +912,11 @@ describe("Awareness: audit fixes", () => {
   )
 })
 
-describe("didYouMean", () => {
+describe("AwarenessTools.suggest", () => {
   it("suggests the closest valid value within edit distance 2, case-insensitively", () => {
-    assert.strictEqual(didYouMean("critcal", ["warning", "critical"]), "critical")
-    assert.strictEqual(didYouMean("WARNIN", ["warning", "critical"]), "warning")
-    assert.isUndefined(didYouMean("urgent", ["warning", "critical"]))
-    assert.isUndefined(didYouMean("anything", []))
+    assert.strictEqual(AwarenessTools.suggest("critcal", ["warning", "critical"]), "critical")
+    assert.strictEqual(AwarenessTools.suggest("WARNIN", ["warning", "critical"]), "warning")
+    assert.isUndefined(AwarenessTools.suggest("urgent", ["warning", "critical"]))
+    assert.isUndefined(AwarenessTools.suggest("anything", []))
   })
 })

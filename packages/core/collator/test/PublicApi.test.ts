@@ -3,7 +3,16 @@
  * using every name exactly as the issue text writes it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, AwarenessError, Briefing, Collator, Entry, Store, StoreContract } from "@heed/collator"
+import {
+  Awareness,
+  AwarenessError,
+  AwarenessTools,
+  Briefing,
+  Collator,
+  Entry,
+  Store,
+  StoreContract
+} from "@heed/collator"
 import { countO200k, toCompactJson } from "@heed/schema"
 import { Effect, Layer, Schema } from "effect"
 import type * as Context from "effect/Context"
@@ -189,7 +198,12 @@ describe("PublicApi: Entry", () => {
       const awareness = yield* setup
       const context = yield* awareness.addContext({ source: "s", tags: [], description: "d" })
       assert.strictEqual(context.expires, "2026-04-19T12:00:00Z")
-      yield* awareness.remind({ goal: "g", source: "s", tags: [], deliver_at: "2026-03-21T09:00:00+01:00" })
+      yield* AwarenessTools.call("remind", {
+        goal: "g",
+        source: "s",
+        tags: [],
+        deliver_at: "2026-03-21T09:00:00+01:00"
+      })
       const store = yield* Store
       const all = yield* store.query({})
       assert.lengthOf(all, 2)
@@ -602,7 +616,7 @@ describe("PublicApi: Awareness", () => {
     Effect.gen(function* () {
       const awareness = yield* setup
       const error = yield* Effect.flip(
-        awareness.reportAlert({
+        AwarenessTools.call("report_alert", {
           source: "nas",
           tags: [],
           alert_id: "cpu",
@@ -708,7 +722,7 @@ describe("PublicApi: Awareness", () => {
         Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).getBriefing()),
         { concurrency: "unbounded" }
       )
-      const delivered = briefings.flatMap((b) => b.fired_intentions ?? [])
+      const delivered = briefings.flatMap((b) => b.fired_intentions ?? []).filter((item) => item.new === true)
       assert.lengthOf(delivered, 1)
       assert.strictEqual(delivered[0]?.goal, "Call Bob")
       const fired = yield* one.getIntentions({ state: "fired" })

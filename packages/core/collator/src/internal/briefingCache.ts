@@ -1,0 +1,223 @@
+/**
+ * The awareness service's briefing cache and intention delivery.
+ *
+ * A cached briefing is served while the store's `version` is unchanged, time has not made it out of date
+ * (`Collator.Result.valid_until`, a retained intention's expiry) and it is younger than `max_cache_age_sec`; the
+ * version is re-read from the store on every read, so a write through another process or replica invalidates the
+ * cache on the next read (no notification is involved).
+ *
+ * Delivery: a due intention is claimed by the read that delivers it with a compare-and-set on the store
+ * (`update(id, pending ? fired : undefined)`, atomic on every backend and across replicas), and that read marks it
+ * `new: true`. It then stays in `fired_intentions`, without the mark, until it is acknowledged (`acted_on`, or
+ * `update_intention` to another state) or `fired_retention_minutes` (default 24 h) have passed since it fired.
+ * `peek` shows what the next read would show without delivering anything, for background watchers.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
+import type { Briefing } from "../Briefing.ts"
+import * as Collator from "../Collator.ts"
+import type { Entry } from "../Entry.ts"
+import type { Store, StoreError } from "../Store.ts"
+import { appendChangelog, isDeleted, writeTime } from "./entries.ts"
+import { isTimeZone, parseIso, toIso } from "./time.ts"
+
+/** What the cache needs to know: the collator options and its own limits. */
+export interface Options extends Omit<Collator.Options, "staleness_sec"> {
+  readonly max_cache_age_sec?: number | undefined
+  readonly fired_retention_minutes?: number | undefined
+}
+
+/** The cache: `read` delivers due intentions, `peek` delivers nothing. */
+export interface BriefingCache {
+  readonly read: (nowMs: number) => Effect.Effect<Briefing, StoreError>
+  readonly peek: (nowMs: number) => Effect.Effect<Briefing, StoreError>
+}
+
+interface Cached {
+  readonly version: number
+  readonly generatedMs: number
+  readonly validUntilMs: number
+  readonly briefing: Briefing
+}
+
+interface Loaded {
+  readonly snapshot: Collator.Snapshot
+  readonly timezone: string
+  /** Fired intentions still shown (not acknowledged, within the retention), by id, with their expiry. */
+  readonly retained: ReadonlyMap<string, number>
+}
+
+const isAcknowledged = (entry: Entry): boolean => Array.isArray(entry.data.acted_on) && entry.data.acted_on.length > 0
+
+/**
+ * The collator fires pending and snoozed intentions that are due. A retained fired intention is handed to it as a
+ * snoozed one due at its firing time, so it stays in `fired_intentions` (and the summary) until acknowledged.
+ */
+const asRedelivery = (entry: Entry): Entry => ({
+  ...entry,
+  data: { ...entry.data, state: "snoozed", deliver_at: entry.updated ?? entry.data.deliver_at }
+})
+
+/** Marks the intentions this read delivered with `new: true`. */
+const markNew = (briefing: Briefing, delivered: ReadonlySet<string>): Briefing =>
+  briefing.fired_intentions === undefined || delivered.size === 0
+    ? briefing
+    : {
+        ...briefing,
+        fired_intentions: briefing.fired_intentions.map((item) =>
+          delivered.has(item.id) ? { ...item, new: true } : item
+        )
+      }
+
+/** Builds the cache over `store`. */
+export const make = (store: Store["Service"], options: Options): Effect.Effect<BriefingCache> =>
+  Effect.gen(function* () {
+    const cache = yield* Ref.make(Option.none<Cached>())
+    const lock = yield* Semaphore.make(1)
+    const maxAgeMs = (options.max_cache_age_sec ?? 300) * 1000
+    const flapWindowMs = (options.flap_window_minutes ?? 60) * 60_000
+    const resurfaceMs = (options.resurface_window_minutes ?? 1440) * 60_000
+    const retentionMs = (options.fired_retention_minutes ?? 1440) * 60_000
+
+    const loadSnapshot = (nowMs: number): Effect.Effect<Loaded, StoreError> =>
+      Effect.gen(function* () {
+        const at = toIso(nowMs)
+        const [statuses, firing, recentlyResolved, suppressions, patterns, pending, snoozed, fired, zone] =
+          yield* Effect.all([
+            store.query({ types: ["status"], activeAt: at }),
+            store.query({ types: ["alert"], data: { resolved: false }, activeAt: at }),
+            store.query({
+              types: ["alert"],
+              data: { resolved: true },
+              activeAt: at,
+              since: toIso(nowMs - flapWindowMs)
+            }),
+            store.query({ types: ["suppression"], activeAt: toIso(nowMs - resurfaceMs) }),
+            store.query({ types: ["pattern"], activeAt: at }),
+            store.query({ types: ["intention"], data: { state: "pending" }, activeAt: at }),
+            store.query({ types: ["intention"], data: { state: "snoozed" }, activeAt: at }),
+            store.query({
+              types: ["intention"],
+              data: { state: "fired" },
+              activeAt: at,
+              since: toIso(nowMs - retentionMs)
+            }),
+            store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
+          ])
+        const retained = new Map<string, number>()
+        const redelivered: Array<Entry> = []
+        for (const entry of fired) {
+          const firedMs = parseIso(entry.updated)
+          if (firedMs === undefined || firedMs + retentionMs <= nowMs || isAcknowledged(entry)) continue
+          retained.set(entry.id, firedMs + retentionMs)
+          redelivered.push(asRedelivery(entry))
+        }
+        const preferred = zone[0]?.data.value
+        const timezone =
+          typeof preferred === "string" && isTimeZone(preferred) ? preferred : (options.timezone ?? "UTC")
+        const snapshot: Collator.Snapshot = {
+          statuses,
+          alerts: [...firing, ...recentlyResolved],
+          suppressions,
+          patterns,
+          intentions: [...pending, ...snoozed, ...redelivered]
+        }
+        return { snapshot, timezone, retained }
+      })
+
+    const claim = (id: string, nowMs: number) =>
+      store.update(id, (current) => {
+        const state = current.data.state ?? "pending"
+        if (isDeleted(current) || (state !== "pending" && state !== "snoozed")) return undefined
+        const at = writeTime(current, nowMs)
+        return {
+          ...current,
+          updated: at,
+          data: {
+            ...current.data,
+            state: "fired",
+            state_reason: "Delivered via briefing",
+            changelog: appendChangelog(current.data, at, { state })
+          }
+        }
+      })
+
+    /** Claims each newly due intention; the ones another reader won stay shown (as retained) unless they moved on. */
+    const deliver = (loaded: Loaded, result: Collator.Result, nowMs: number) =>
+      Effect.gen(function* () {
+        const delivered = new Set<string>()
+        const gone = new Set<string>()
+        for (const entry of result.fired) {
+          if (loaded.retained.has(entry.id)) continue
+          const won = yield* claim(entry.id, nowMs)
+          if (Option.isSome(won)) {
+            delivered.add(entry.id)
+            continue
+          }
+          const current = yield* store.get(entry.id)
+          const stillFired =
+            Option.isSome(current) && current.value.data.state === "fired" && !isAcknowledged(current.value)
+          if (!stillFired) gone.add(entry.id)
+        }
+        return { delivered, gone }
+      })
+
+    const rebuild = (nowMs: number, delivering: boolean) =>
+      Effect.gen(function* () {
+        const version = yield* store.version
+        const loaded = yield* loadSnapshot(nowMs)
+        const collatorOptions: Collator.Options = { ...options, timezone: loaded.timezone, staleness_sec: 0 }
+        let result = Collator.generate(loaded.snapshot, new Date(nowMs), collatorOptions)
+        const due = result.fired.filter((entry) => !loaded.retained.has(entry.id))
+        let delivered: ReadonlySet<string> = new Set(due.map((entry) => entry.id))
+        if (delivering && due.length > 0) {
+          const outcome = yield* deliver(loaded, result, nowMs)
+          delivered = outcome.delivered
+          if (outcome.gone.size > 0) {
+            const intentions = loaded.snapshot.intentions.filter((entry) => !outcome.gone.has(entry.id))
+            result = Collator.generate({ ...loaded.snapshot, intentions }, new Date(nowMs), collatorOptions)
+          }
+        }
+        let validUntilMs = result.valid_until === null ? Number.POSITIVE_INFINITY : (parseIso(result.valid_until) ?? 0)
+        for (const expiry of loaded.retained.values()) validUntilMs = Math.min(validUntilMs, expiry)
+        // A briefing that marks intentions new is never served again; one that would deliver is never cached.
+        const cacheable = due.length === 0
+        const cached: Cached = {
+          version: cacheable ? version : -1,
+          generatedMs: nowMs,
+          validUntilMs,
+          briefing: markNew(result.briefing, delivered)
+        }
+        return cached
+      })
+
+    const fresh = (current: Option.Option<Cached>, version: number, nowMs: number) =>
+      Option.isSome(current) &&
+      current.value.version === version &&
+      nowMs < current.value.validUntilMs &&
+      nowMs - current.value.generatedMs < maxAgeMs
+
+    const serve = (nowMs: number, delivering: boolean): Effect.Effect<Briefing, StoreError> =>
+      Semaphore.withPermits(
+        lock,
+        1
+      )(
+        Effect.gen(function* () {
+          const version = yield* store.version
+          const current = yield* Ref.get(cache)
+          if (fresh(current, version, nowMs) && Option.isSome(current)) {
+            const hit = current.value
+            return { ...hit.briefing, staleness_sec: Math.floor((nowMs - hit.generatedMs) / 1000) }
+          }
+          const built = yield* rebuild(nowMs, delivering)
+          if (delivering || built.version !== -1) yield* Ref.set(cache, Option.some(built))
+          return built.briefing
+        })
+      )
+
+    return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false) }
+  })
