@@ -1,9 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Awareness, Store } from "@heed/collator"
+import * as McpTest from "effect/ai/McpTest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
-import { Instructions, Resources } from "../src/index.ts"
+import { type AwarenessApi, AwarenessMcp, AwarenessResolver, Instructions, Resources } from "../src/index.ts"
 import { makeClient, ok, read } from "./helpers.ts"
 
 describe("Resources", () => {
@@ -52,6 +55,28 @@ describe("Resources", () => {
       const suppressions = yield* read(client, "awareness://suppressions")
       assert.deepStrictEqual(suppressions, yield* ok(client, "get_suppressions"))
       assert.strictEqual(suppressions.length, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("every resources/read content names its mimeType (application/json)", () =>
+    Effect.gen(function* () {
+      const client = yield* makeClient()
+      yield* ok(client, "report_status", { source: "nas", tags: [], metrics: {} })
+      for (const uri of [
+        "awareness://briefing",
+        "awareness://alerts",
+        "awareness://alerts/nas",
+        "awareness://status/nas",
+        "awareness://status/missing",
+        "awareness://knowledge",
+        "awareness://suppressions"
+      ]) {
+        const { contents } = yield* client.readResource({ uri })
+        assert.deepStrictEqual(
+          contents.map((content) => [content.uri, content.mimeType]),
+          [[uri, "application/json"]]
+        )
+      }
     }).pipe(Effect.scoped)
   )
 
@@ -168,12 +193,58 @@ describe("Briefing subscription", () => {
         yield* TestClock.adjust("10 minutes")
         const notification = yield* Queue.take(client.notifications)
         assert.strictEqual((notification as unknown as { method: string }).method, "notifications/resources/updated")
+        const pending = yield* ok(client, "get_intentions", { state: "pending" })
+        assert.lengthOf(pending.entries, 1)
         const briefing = yield* ok(client, "get_briefing")
         assert.deepStrictEqual(
-          briefing.fired_intentions.map((fired: { goal: string }) => fired.goal),
-          ["Water the plants"]
+          briefing.fired_intentions.map((fired: { goal: string; new?: boolean }) => [fired.goal, fired.new]),
+          [["Water the plants", true]]
         )
       }).pipe(Effect.scoped)
+  )
+
+  it.effect("a reminder written while the notifier looks is delivered to the subscriber's read, marked new once", () =>
+    Effect.gen(function* () {
+      // The notifier's look is hooked: the first look after `armed` writes a due reminder first (as a client's
+      // remind landing between the notifier's steps would). Its look must not deliver it.
+      let armed = false
+      const hooked = (real: AwarenessApi): AwarenessApi => {
+        const hook = Effect.suspend(() => {
+          if (!armed) return Effect.void
+          armed = false
+          const past = new Date(-60_000).toISOString()
+          return Effect.asVoid(real.remind({ goal: "Call the plumber", source: "home", tags: [], deliver_at: past }))
+        })
+        return {
+          ...real,
+          getIntentions: (input) => Effect.tap(real.getIntentions(input), () => hook),
+          peekBriefing: Effect.andThen(hook, real.peekBriefing)
+        }
+      }
+      const resolver = Layer.unwrap(Effect.map(Awareness, (real) => AwarenessResolver.single(hooked(real))))
+      const client = yield* McpTest.makeClient(
+        AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(
+          Layer.provide(resolver),
+          Layer.provide(Awareness.layer),
+          Layer.provide(Store.layerMemory)
+        ),
+        { protocols: AwarenessMcp.protocols }
+      )
+      yield* client.subscribe({ uri: "awareness://briefing" })
+      armed = true
+      yield* ok(client, "report_status", { source: "nas", tags: [], metrics: {} })
+      yield* Queue.take(client.notifications)
+      const first = yield* ok(client, "get_briefing")
+      assert.deepStrictEqual(
+        first.fired_intentions.map((fired: { goal: string; new?: boolean }) => [fired.goal, fired.new]),
+        [["Call the plumber", true]]
+      )
+      const second = yield* ok(client, "get_briefing")
+      assert.deepStrictEqual(
+        second.fired_intentions.map((fired: { goal: string; new?: boolean }) => [fired.goal, fired.new]),
+        [["Call the plumber", undefined]]
+      )
+    }).pipe(Effect.scoped)
   )
 
   it.effect("subscriptions work on every stateful protocol version heed serves (2025-06-18 here)", () =>

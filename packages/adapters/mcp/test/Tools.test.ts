@@ -153,6 +153,26 @@ describe("Tools", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("every parameter of every tool advertises a JSON Schema type (Inspector --strict)", () =>
+    Effect.gen(function* () {
+      const client = yield* makeClient()
+      const { tools } = yield* client.listTools()
+      const untyped = tools.flatMap((tool) =>
+        Object.entries((tool.inputSchema as { properties: Record<string, { type?: unknown }> }).properties)
+          .filter(([, schema]) => schema.type === undefined)
+          .map(([name]) => `${tool.name}.${name}`)
+      )
+      assert.deepStrictEqual(untyped, [])
+      const property = (tool: string, name: string) =>
+        (tools.find((t) => t.name === tool)!.inputSchema as { properties: Record<string, { type?: unknown }> })
+          .properties[name]?.type
+      assert.deepStrictEqual(property("remember", "content"), ["string", "object", "array", "number", "boolean"])
+      assert.strictEqual(property("suppress_alert", "time_intervals"), "array")
+      assert.strictEqual(property("remind", "constraints"), "string")
+      assert.strictEqual(property("update_entry", "content"), "string")
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("coerces numbers and booleans sent as strings, as upstream's validation does", () =>
     Effect.gen(function* () {
       const client = yield* makeClient()
@@ -214,6 +234,33 @@ describe("Tools errors", () => {
       assert.isTrue(unknownIntention.isError)
       const still = yield* ok(client, "get_briefing")
       assert.strictEqual(still.attention_needed, false)
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("Tools bad input", () => {
+  it.effect("input a database cannot store is invalid_parameter naming the field, never store unavailable", () =>
+    Effect.gen(function* () {
+      const client = yield* makeClient()
+      const cases = [
+        ["get_alerts", { since: "0000-01-01" }, "since"],
+        ["get_alerts", { since: "-000001-01-01T00:00:00Z" }, "since"],
+        ["get_knowledge", { created_after: "+010000-01-01T00:00:00Z" }, "created_after"],
+        ["remind", { goal: "g", source: "s", tags: [], deliver_at: "2027-02-30T09:00:00Z" }, "deliver_at"],
+        ["report_status", { source: "nas\ud800", tags: [], metrics: {} }, "source"],
+        ["report_status", { source: "nas", tags: ["ok", "bad\udc00"], metrics: {} }, "tags"],
+        ["report_status", { source: "nas", tags: [], metrics: { "k\ud800": 1 } }, "metrics"],
+        ["get_status", { source: "a\u0000b" }, "source"],
+        ["update_intention", { entry_id: "id\u0000", state: "completed" }, "entry_id"],
+        ["remember", { source: "s", tags: [], description: "d", content: { text: "a\u0000" } }, "content"]
+      ] as const
+      for (const [name, args, param] of cases) {
+        const reply = yield* call(client, name, args)
+        assert.deepStrictEqual(
+          [name, reply.isError, reply.body.error.code, reply.body.error.param],
+          [name, true, "invalid_parameter", param]
+        )
+      }
     }).pipe(Effect.scoped)
   )
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Exit, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, type AwarenessError, AwarenessTools, Store, StoreError } from "../src/index.ts"
+import { Awareness, AwarenessConfigError, type AwarenessError, AwarenessTools, Store, StoreError } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -852,15 +852,22 @@ describe("Awareness: audit fixes", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("an unknown timezone option is rejected when the layer is built", () =>
+  it.effect("an unknown timezone option fails building the layer with a typed config error, not a defect", () =>
     Effect.gen(function* () {
-      const exit = yield* Effect.exit(
+      const error = yield* Effect.flip(
         Effect.scoped(
           Layer.build(Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
-      assert.isTrue(Exit.isFailure(exit))
-      assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "Mars/Olympus")
+      assert.instanceOf(error, AwarenessConfigError)
+      assert.strictEqual(error.option, "timezone")
+      assert.include(error.message, "Mars/Olympus")
+      const negative = yield* Effect.flip(
+        Effect.scoped(
+          Layer.build(Awareness.layerWith({ fired_retention_minutes: -1 }).pipe(Layer.provide(Store.layerMemory)))
+        )
+      )
+      assert.strictEqual(negative.option, "fired_retention_minutes")
       const ok = yield* Effect.exit(
         Effect.scoped(
           Layer.build(Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.layerMemory)))
