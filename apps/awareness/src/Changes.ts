@@ -6,8 +6,9 @@
  * @since 0.1.0
  */
 
+import { AwarenessTools } from "@heed/collator"
 import type { AwarenessApi } from "@heed/mcp"
-import { Catalog } from "@heed/mcp"
+import * as Tool from "effect/ai/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -30,7 +31,12 @@ export class Changes extends Context.Service<
   }
 >()("@heed/awareness/Changes") {}
 
-const writeMethods = new Set(Catalog.tools.filter((tool) => !tool.readOnly).map((tool) => tool.method))
+/** The `Awareness` methods behind the write tools (each tool's camelCase name). */
+const writeMethods = new Set(
+  AwarenessTools.names
+    .filter((name) => !Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly))
+    .map((name) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()))
+)
 
 const announcing = (api: AwarenessApi, announce: Effect.Effect<void>): AwarenessApi =>
   new Proxy(api, {

@@ -5,8 +5,10 @@
  *
  * @since 0.1.0
  */
+
+import { AwarenessTools } from "@heed/collator"
 import type { ToolFailure, ToolInfo } from "@heed/http/RestApi"
-import { AwarenessResolver, Catalog, type ToolError, Tools } from "@heed/mcp"
+import { AwarenessResolver, type ToolError, Tools } from "@heed/mcp"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { Backend } from "./Backend.ts"
@@ -67,12 +69,15 @@ export const callToolAs = (
  * @category constants
  * @since 0.1.0
  */
-export const catalogue: ReadonlyArray<ToolInfo> = Catalog.tools.map((tool) => ({
-  name: tool.name,
-  description: tool.description,
-  inputSchema: Catalog.inputSchema(tool),
-  readOnly: tool.readOnly
-}))
+export const catalogue: ReadonlyArray<ToolInfo> = AwarenessTools.names.map((name) => {
+  const tool = Tools.toMcpTool(name)
+  return {
+    name,
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+    readOnly: tool.annotations?.readOnlyHint ?? false
+  }
+})
 
 /**
  * The JSON Schema of one tool's parameters (an object schema; `{ type: "object" }` for an unknown tool).

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { didYouMean } from "@heed/collator"
+import { AwarenessTools } from "@heed/collator"
 import * as ByteSize from "effect/ByteSize"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -141,7 +141,7 @@ const handlers = (options: Options) =>
   )
 
 const unknownTool = (name: string, names: ReadonlyArray<string>): ToolFailure => {
-  const suggestion = didYouMean(name, names)
+  const suggestion = AwarenessTools.suggest(name, names)
   return {
     code: "not_found",
     message: `There is no tool '${name}'.${suggestion === undefined ? "" : ` Did you mean '${suggestion}'?`}`,

@@ -1,6 +1,7 @@
 /**
- * The change feed for briefing-cache invalidation: a signal each time entries of the store's owner change, from
- * this process or any other writing to the same database. On a PostgreSQL server it rides on LISTEN/NOTIFY (a
+ * The change feed: a signal each time entries of the store's owner change, from this process or any other writing to
+ * the same database (used to push `resources/updated` to subscribers of every replica; briefing caches do not need
+ * it, they compare the store's `version` on each read). On a PostgreSQL server it rides on LISTEN/NOTIFY (a
  * trigger on `entries` notifies at commit); on PGlite the same trigger and NOTIFY are delivered in-process.
  *
  * @since 0.1.0

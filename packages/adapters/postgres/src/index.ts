@@ -5,7 +5,8 @@
  */
 
 /**
- * The change feed (LISTEN/NOTIFY on a server, in-process on PGlite) for briefing-cache invalidation.
+ * The change feed (LISTEN/NOTIFY on a server, in-process on PGlite): a signal per committed change of an owner
+ * (for push notifications; briefing caches compare the store version on each read).
  *
  * @since 0.1.0
  */

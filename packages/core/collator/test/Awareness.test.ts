@@ -2,7 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Exit, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, AwarenessConfigError, type AwarenessError, AwarenessTools, Store, StoreError } from "../src/index.ts"
+import {
+  Awareness,
+  AwarenessConfigError,
+  type AwarenessError,
+  AwarenessTools,
+  Store,
+  StoreError
+} from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
