@@ -56,7 +56,7 @@ describe("AwarenessTools.call", () => {
       const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string, string]> = [
         ["get_alerts", { since: "0000-01-01" }, "since", "years 0001 to 9999"],
         ["get_alerts", { since: "-000001-01-01T00:00:00Z" }, "since", "ISO 8601"],
-        ["get_alerts", { since: "2027-02-30" }, "since", "not a real calendar date"],
+        ["get_alerts", { since: "2027-02-30" }, "since", "real date"],
         ["report_status", { source: "\ud800", tags: [], metrics: {} }, "source", "surrogate"],
         ["report_status", { source: "s", tags: ["\udc00x"], metrics: {} }, "tags", "surrogate"],
         ["get_status", { source: "a\u0000" }, "source", "NUL"],

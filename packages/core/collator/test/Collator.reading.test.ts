@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, Collator, IsoTimestamp, Store } from "../src/index.ts"
+import { Awareness, AwarenessTools, Collator, IsoTimestamp, Store } from "../src/index.ts"
 import { parseIso } from "../src/internal/time.ts"
 import { ago, alert, intention, NOW, snapshot, status } from "./fixtures.ts"
 
@@ -171,11 +171,16 @@ describe("dates: naive means UTC, impossible dates are rejected", () => {
       yield* TestClock.setTime(NOW.getTime())
       const awareness = yield* Awareness
       const error = yield* Effect.flip(
-        awareness.remind({ goal: "Pay rent", source: "home", tags: [], deliver_at: "2027-02-30T10:00:00" })
+        AwarenessTools.call("remind", { goal: "Pay rent", source: "home", tags: [], deliver_at: "2027-02-30T10:00:00" })
       )
       assert.strictEqual(error.code, "invalid_parameter")
       assert.strictEqual(error.param, "deliver_at")
-      yield* awareness.remind({ goal: "Pay rent", source: "home", tags: [], deliver_at: "2026-03-20T12:30" })
+      yield* AwarenessTools.call("remind", {
+        goal: "Pay rent",
+        source: "home",
+        tags: [],
+        deliver_at: "2026-03-20T12:30"
+      })
       const { upcoming } = yield* awareness.getBriefing()
       assert.strictEqual(upcoming[0]?.deliver_at, "2026-03-20T12:30:00Z")
       assert.strictEqual(upcoming[0]?.in_minutes, 30)

@@ -225,25 +225,18 @@ export const timestamp = json(
   'an ISO 8601 timestamp (e.g. "2026-03-19T15:00:00Z")'
 )
 
-const datePart = /^(\d{4})-(\d{2})-(\d{2})/
+const yearPart = /^(\d{4})-/
 
-/** Why `text` is not an acceptable timestamp, or `undefined`. */
+/** Why `text` is not an acceptable timestamp, or `undefined`. `parseIso` refuses impossible dates (`2027-02-30`). */
 export const timestampProblem = (text: string): string | undefined => {
   if (text.trim() === "") return "must be an ISO 8601 timestamp, not an empty value"
   const ms = parseIso(text)
-  const date = datePart.exec(text)
-  if (ms === undefined || date === null) {
-    return 'is not a valid ISO 8601 timestamp (e.g. "2026-03-19T15:00:00Z")'
-  }
-  const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])]
-  if (year < 1) return "must be a date in the years 0001 to 9999"
-  const probe = new Date(Date.UTC(2000, month - 1, day))
-  probe.setUTCFullYear(year)
-  if (probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) {
-    return `is not a real calendar date (${date[0]})`
+  const year = yearPart.exec(text)
+  if (ms === undefined || year === null) {
+    return 'is not a valid ISO 8601 timestamp with a real date (e.g. "2026-03-19T15:00:00Z")'
   }
   const normalised = new Date(ms).getUTCFullYear()
-  if (normalised < 1 || normalised > 9999) return "must be a date in the years 0001 to 9999"
+  if (Number(year[1]) < 1 || normalised < 1 || normalised > 9999) return "must be a date in the years 0001 to 9999"
   return undefined
 }
 
