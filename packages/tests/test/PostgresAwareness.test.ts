@@ -4,10 +4,11 @@
  * otherwise, failed under CI=true). The database helpers are @heed/postgres's own test utilities.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, Store } from "@heed/collator"
+import { Awareness, AwarenessTools, Store } from "@heed/collator"
 import { layerConfig, layerEmbedded, PostgresStore } from "@heed/postgres"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import type * as Context from "effect/Context"
+import { TestClock } from "effect/testing"
 import { serverUnavailable, serverUrl } from "../../adapters/postgres/test/utils/server.ts"
 import { backends, type Db, freshOwner } from "../../adapters/postgres/test/utils/shared.ts"
 
@@ -72,7 +73,7 @@ describe("Awareness on @heed/postgres's layers", () => {
 for (const backend of await backends("awareness")) {
   describe(`Awareness on PostgresStore (${backend.name})`, () => {
     it.live(
-      "two Awareness services on two store instances deliver a due intention in exactly one briefing",
+      "two Awareness replicas on two connections: a due reminder is marked new in exactly one of 50 concurrent reads and shown in all",
       () => {
         const owner = freshOwner()
         const awarenessOn = (db: typeof backend.db) => Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
@@ -85,16 +86,92 @@ for (const backend of await backends("awareness")) {
             Effect.map(Awareness, (a) => a),
             awarenessOn(backend.other)
           )
+          yield* first.reportStatus({ source: "nas", tags: [], metrics: { up: 1 } })
           const past = new Date(Date.now() - 60_000).toISOString()
           const { id } = yield* first.remind({ goal: "call the plumber", source: "home", tags: [], deliver_at: past })
+          // A background watcher's look delivers nothing on either replica.
+          for (const replica of [first, second]) {
+            assert.deepStrictEqual(
+              (yield* replica.peekBriefing).fired_intentions?.map((f) => f.id),
+              [id]
+            )
+          }
+          assert.lengthOf((yield* second.getIntentions({ state: "pending" })).entries, 1)
           const briefings = yield* Effect.forEach(
-            Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? first : second)),
+            Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? first : second)),
             (awareness) => awareness.getBriefing(),
             { concurrency: "unbounded" }
           )
-          const deliveries = briefings.flatMap((b) => (b.fired_intentions ?? []).filter((f) => f.id === id))
-          assert.strictEqual(deliveries.length, 1)
+          const shown = briefings.map((b) => (b.fired_intentions ?? []).filter((f) => f.id === id))
+          assert.isTrue(shown.every((items) => items.length === 1))
+          assert.strictEqual(shown.flat().filter((f) => f.new === true).length, 1)
+          const fired = yield* first.getIntentions({ state: "fired" })
+          const row = fired.entries[0] as { created: string; updated: string }
+          assert.lengthOf(fired.entries, 1)
+          assert.isAtLeast(Date.parse(row.updated), Date.parse(row.created))
+          yield* second.actedOn({ entry_id: id, action: "called" })
+          assert.isUndefined((yield* first.getBriefing()).fired_intentions)
         }).pipe(Effect.scoped)
+      },
+      60_000
+    )
+
+    it.effect(
+      "a reader whose clock trails the writer's fires a reminder without an updated before its created",
+      () => {
+        const owner = freshOwner()
+        return Effect.gen(function* () {
+          const awareness = yield* Effect.provide(
+            Effect.map(Awareness, (a) => a),
+            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+          )
+          yield* TestClock.setTime(Date.parse("2026-03-20T12:00:10Z"))
+          const { id } = yield* awareness.remind({
+            goal: "water the plants",
+            source: "home",
+            tags: [],
+            deliver_at: "2026-03-20T12:00:00Z"
+          })
+          yield* TestClock.setTime(Date.parse("2026-03-20T12:00:05Z"))
+          const briefing = yield* awareness.getBriefing()
+          assert.deepStrictEqual(
+            briefing.fired_intentions?.map((f) => [f.id, f.new]),
+            [[id, true]]
+          )
+          const row = (yield* awareness.getIntentions({ state: "fired" })).entries[0] as {
+            created: string
+            updated: string
+          }
+          assert.strictEqual(row.created, "2026-03-20T12:00:10Z")
+          assert.strictEqual(row.updated, "2026-03-20T12:00:10Z")
+        }).pipe(Effect.scoped)
+      },
+      60_000
+    )
+
+    it.live(
+      "tool input the database cannot store is invalid_parameter naming the field, never store unavailable",
+      () => {
+        const owner = freshOwner()
+        return Effect.gen(function* () {
+          const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
+            ["get_alerts", { since: "0000-01-01" }, "since"],
+            ["get_alerts", { since: "-000001-01-01T00:00:00Z" }, "since"],
+            ["get_knowledge", { until: "2027-02-30" }, "until"],
+            ["report_status", { source: "nas\ud800", tags: [], metrics: {} }, "source"],
+            ["report_alert", { source: "s", tags: ["\udfff"], alert_id: "a", level: "warning", message: "m" }, "tags"],
+            ["remember", { source: "s", tags: [], description: "d", content: { k: "v\u0000" } }, "content"],
+            ["get_status", { source: "a\u0000b" }, "source"],
+            ["clear_suppression", { entry_id: "x\u0000" }, "entry_id"]
+          ]
+          for (const [name, params, param] of cases) {
+            const error = yield* Effect.flip(AwarenessTools.call(name, params))
+            assert.deepStrictEqual([name, error.code, error.param], [name, "invalid_parameter", param])
+            assert.notInclude(error.message, "store unavailable")
+          }
+          const stats = yield* AwarenessTools.call("get_stats", {})
+          assert.strictEqual((stats as { total: number }).total, 0)
+        }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))))
       },
       60_000
     )
@@ -181,8 +258,8 @@ for (const backend of await backends("awareness")) {
           const dry = yield* alice.deleteEntry({ tags: ["a", "b"] })
           assert.strictEqual(dry.status, "dry_run")
           const done = yield* alice.deleteEntry({ tags: ["a", "b"], confirm: true })
-          assert.strictEqual(done.trashed, dry.would_trash)
-          assert.strictEqual(done.trashed, 1)
+          assert.deepStrictEqual([dry.status === "dry_run" ? dry.would_trash : -1], [1])
+          assert.deepStrictEqual(done, { status: "ok", trashed: 1, recoverable_days: 30 })
           // deleting an unknown id answers exactly as deleting a real one (no existence probing)
           const real = yield* bob.deleteEntry({ entry_id: created.id })
           const missing = yield* bob.deleteEntry({ entry_id: "no-such-entry" })
