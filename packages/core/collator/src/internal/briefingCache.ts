@@ -73,134 +73,148 @@ const markNew = (briefing: Briefing, delivered: ReadonlySet<string>): Briefing =
         )
       }
 
+/** What the stages below share: the store and the options, with the time windows in milliseconds. */
+interface Ctx {
+  readonly store: Store["Service"]
+  readonly options: Options
+  readonly flapWindowMs: number
+  readonly resurfaceMs: number
+  readonly retentionMs: number
+}
+
+/** The intentions still shown after firing (not acknowledged, within the retention), handed over as redeliveries. */
+const retainedOf = (fired: ReadonlyArray<Entry>, nowMs: number, retentionMs: number) => {
+  const retained = new Map<string, number>()
+  const redelivered: Array<Entry> = []
+  for (const entry of fired) {
+    const firedMs = parseIso(entry.updated)
+    if (firedMs === undefined || firedMs + retentionMs <= nowMs || isAcknowledged(entry)) continue
+    retained.set(entry.id, firedMs + retentionMs)
+    redelivered.push(asRedelivery(entry))
+  }
+  return { retained, redelivered }
+}
+
+/** One consistent read of everything the collator needs at `nowMs`. */
+const loadSnapshot = (ctx: Ctx, nowMs: number): Effect.Effect<Loaded, StoreError> =>
+  Effect.gen(function* () {
+    const { store, options } = ctx
+    const at = toIso(nowMs)
+    const [statuses, firing, recentlyResolved, suppressions, patterns, pending, snoozed, fired, zone] =
+      yield* Effect.all([
+        store.query({ types: ["status"], activeAt: at }),
+        store.query({ types: ["alert"], data: { resolved: false }, activeAt: at }),
+        store.query({
+          types: ["alert"],
+          data: { resolved: true },
+          activeAt: at,
+          since: toIso(nowMs - ctx.flapWindowMs)
+        }),
+        store.query({ types: ["suppression"], activeAt: toIso(nowMs - ctx.resurfaceMs) }),
+        store.query({ types: ["pattern"], activeAt: at }),
+        store.query({ types: ["intention"], data: { state: "pending" }, activeAt: at }),
+        store.query({ types: ["intention"], data: { state: "snoozed" }, activeAt: at }),
+        store.query({
+          types: ["intention"],
+          data: { state: "fired" },
+          activeAt: at,
+          since: toIso(nowMs - ctx.retentionMs)
+        }),
+        store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
+      ])
+    const { retained, redelivered } = retainedOf(fired, nowMs, ctx.retentionMs)
+    const preferred = zone[0]?.data.value
+    const timezone = typeof preferred === "string" && isTimeZone(preferred) ? preferred : (options.timezone ?? "UTC")
+    const snapshot: Collator.Snapshot = {
+      statuses,
+      alerts: [...firing, ...recentlyResolved],
+      suppressions,
+      patterns,
+      intentions: [...pending, ...snoozed, ...redelivered]
+    }
+    return { snapshot, timezone, retained }
+  })
+
+/** Fires one intention with a compare-and-set; `None` when another reader fired it (or it moved on) first. */
+const claim = (store: Store["Service"], id: string, nowMs: number) =>
+  store.update(id, (current) => {
+    const state = current.data.state ?? "pending"
+    if (isDeleted(current) || (state !== "pending" && state !== "snoozed")) return undefined
+    const at = writeTime(current, nowMs)
+    return {
+      ...current,
+      updated: at,
+      data: {
+        ...current.data,
+        state: "fired",
+        state_reason: "Delivered via briefing",
+        changelog: appendChangelog(current.data, at, { state })
+      }
+    }
+  })
+
+/** Claims each newly due intention; the ones another reader won stay shown (as retained) unless they moved on. */
+const deliver = (store: Store["Service"], loaded: Loaded, result: Collator.Result, nowMs: number) =>
+  Effect.gen(function* () {
+    const delivered = new Set<string>()
+    const gone = new Set<string>()
+    for (const entry of result.fired) {
+      if (loaded.retained.has(entry.id)) continue
+      if (Option.isSome(yield* claim(store, entry.id, nowMs))) {
+        delivered.add(entry.id)
+        continue
+      }
+      const current = yield* store.get(entry.id)
+      const stillFired =
+        Option.isSome(current) && current.value.data.state === "fired" && !isAcknowledged(current.value)
+      if (!stillFired) gone.add(entry.id)
+    }
+    return { delivered, gone }
+  })
+
+/** A fresh briefing at `nowMs`; when `delivering`, due intentions are claimed and marked new. */
+const rebuild = (ctx: Ctx, nowMs: number, delivering: boolean): Effect.Effect<Cached, StoreError> =>
+  Effect.gen(function* () {
+    const version = yield* ctx.store.version
+    const loaded = yield* loadSnapshot(ctx, nowMs)
+    const collatorOptions: Collator.Options = { ...ctx.options, timezone: loaded.timezone, staleness_sec: 0 }
+    let result = Collator.generate(loaded.snapshot, new Date(nowMs), collatorOptions)
+    const due = result.fired.filter((entry) => !loaded.retained.has(entry.id))
+    let delivered: ReadonlySet<string> = new Set(due.map((entry) => entry.id))
+    if (delivering && due.length > 0) {
+      const outcome = yield* deliver(ctx.store, loaded, result, nowMs)
+      delivered = outcome.delivered
+      if (outcome.gone.size > 0) {
+        const intentions = loaded.snapshot.intentions.filter((entry) => !outcome.gone.has(entry.id))
+        result = Collator.generate({ ...loaded.snapshot, intentions }, new Date(nowMs), collatorOptions)
+      }
+    }
+    let validUntilMs = result.valid_until === null ? Number.POSITIVE_INFINITY : (parseIso(result.valid_until) ?? 0)
+    for (const expiry of loaded.retained.values()) validUntilMs = Math.min(validUntilMs, expiry)
+    // A briefing that marks intentions new is never served again; one that would deliver is never cached.
+    return {
+      version: due.length === 0 ? version : -1,
+      generatedMs: nowMs,
+      validUntilMs,
+      briefing: markNew(result.briefing, delivered)
+    }
+  })
+
 /** Builds the cache over `store`. */
 export const make = (store: Store["Service"], options: Options): Effect.Effect<BriefingCache> =>
   Effect.gen(function* () {
     const cache = yield* Ref.make(Option.none<Cached>())
     const lock = yield* Semaphore.make(1)
     const maxAgeMs = (options.max_cache_age_sec ?? 300) * 1000
-    const flapWindowMs = (options.flap_window_minutes ?? 60) * 60_000
-    const resurfaceMs = (options.resurface_window_minutes ?? 1440) * 60_000
-    const retentionMs = (options.fired_retention_minutes ?? 1440) * 60_000
-
-    const loadSnapshot = (nowMs: number): Effect.Effect<Loaded, StoreError> =>
-      Effect.gen(function* () {
-        const at = toIso(nowMs)
-        const [statuses, firing, recentlyResolved, suppressions, patterns, pending, snoozed, fired, zone] =
-          yield* Effect.all([
-            store.query({ types: ["status"], activeAt: at }),
-            store.query({ types: ["alert"], data: { resolved: false }, activeAt: at }),
-            store.query({
-              types: ["alert"],
-              data: { resolved: true },
-              activeAt: at,
-              since: toIso(nowMs - flapWindowMs)
-            }),
-            store.query({ types: ["suppression"], activeAt: toIso(nowMs - resurfaceMs) }),
-            store.query({ types: ["pattern"], activeAt: at }),
-            store.query({ types: ["intention"], data: { state: "pending" }, activeAt: at }),
-            store.query({ types: ["intention"], data: { state: "snoozed" }, activeAt: at }),
-            store.query({
-              types: ["intention"],
-              data: { state: "fired" },
-              activeAt: at,
-              since: toIso(nowMs - retentionMs)
-            }),
-            store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
-          ])
-        const retained = new Map<string, number>()
-        const redelivered: Array<Entry> = []
-        for (const entry of fired) {
-          const firedMs = parseIso(entry.updated)
-          if (firedMs === undefined || firedMs + retentionMs <= nowMs || isAcknowledged(entry)) continue
-          retained.set(entry.id, firedMs + retentionMs)
-          redelivered.push(asRedelivery(entry))
-        }
-        const preferred = zone[0]?.data.value
-        const timezone =
-          typeof preferred === "string" && isTimeZone(preferred) ? preferred : (options.timezone ?? "UTC")
-        const snapshot: Collator.Snapshot = {
-          statuses,
-          alerts: [...firing, ...recentlyResolved],
-          suppressions,
-          patterns,
-          intentions: [...pending, ...snoozed, ...redelivered]
-        }
-        return { snapshot, timezone, retained }
-      })
-
-    const claim = (id: string, nowMs: number) =>
-      store.update(id, (current) => {
-        const state = current.data.state ?? "pending"
-        if (isDeleted(current) || (state !== "pending" && state !== "snoozed")) return undefined
-        const at = writeTime(current, nowMs)
-        return {
-          ...current,
-          updated: at,
-          data: {
-            ...current.data,
-            state: "fired",
-            state_reason: "Delivered via briefing",
-            changelog: appendChangelog(current.data, at, { state })
-          }
-        }
-      })
-
-    /** Claims each newly due intention; the ones another reader won stay shown (as retained) unless they moved on. */
-    const deliver = (loaded: Loaded, result: Collator.Result, nowMs: number) =>
-      Effect.gen(function* () {
-        const delivered = new Set<string>()
-        const gone = new Set<string>()
-        for (const entry of result.fired) {
-          if (loaded.retained.has(entry.id)) continue
-          const won = yield* claim(entry.id, nowMs)
-          if (Option.isSome(won)) {
-            delivered.add(entry.id)
-            continue
-          }
-          const current = yield* store.get(entry.id)
-          const stillFired =
-            Option.isSome(current) && current.value.data.state === "fired" && !isAcknowledged(current.value)
-          if (!stillFired) gone.add(entry.id)
-        }
-        return { delivered, gone }
-      })
-
-    const rebuild = (nowMs: number, delivering: boolean) =>
-      Effect.gen(function* () {
-        const version = yield* store.version
-        const loaded = yield* loadSnapshot(nowMs)
-        const collatorOptions: Collator.Options = { ...options, timezone: loaded.timezone, staleness_sec: 0 }
-        let result = Collator.generate(loaded.snapshot, new Date(nowMs), collatorOptions)
-        const due = result.fired.filter((entry) => !loaded.retained.has(entry.id))
-        let delivered: ReadonlySet<string> = new Set(due.map((entry) => entry.id))
-        if (delivering && due.length > 0) {
-          const outcome = yield* deliver(loaded, result, nowMs)
-          delivered = outcome.delivered
-          if (outcome.gone.size > 0) {
-            const intentions = loaded.snapshot.intentions.filter((entry) => !outcome.gone.has(entry.id))
-            result = Collator.generate({ ...loaded.snapshot, intentions }, new Date(nowMs), collatorOptions)
-          }
-        }
-        let validUntilMs = result.valid_until === null ? Number.POSITIVE_INFINITY : (parseIso(result.valid_until) ?? 0)
-        for (const expiry of loaded.retained.values()) validUntilMs = Math.min(validUntilMs, expiry)
-        // A briefing that marks intentions new is never served again; one that would deliver is never cached.
-        const cacheable = due.length === 0
-        const cached: Cached = {
-          version: cacheable ? version : -1,
-          generatedMs: nowMs,
-          validUntilMs,
-          briefing: markNew(result.briefing, delivered)
-        }
-        return cached
-      })
-
-    const fresh = (current: Option.Option<Cached>, version: number, nowMs: number) =>
-      Option.isSome(current) &&
-      current.value.version === version &&
-      nowMs < current.value.validUntilMs &&
-      nowMs - current.value.generatedMs < maxAgeMs
-
+    const ctx: Ctx = {
+      store,
+      options,
+      flapWindowMs: (options.flap_window_minutes ?? 60) * 60_000,
+      resurfaceMs: (options.resurface_window_minutes ?? 1440) * 60_000,
+      retentionMs: (options.fired_retention_minutes ?? 1440) * 60_000
+    }
+    const fresh = (current: Cached, version: number, nowMs: number) =>
+      current.version === version && nowMs < current.validUntilMs && nowMs - current.generatedMs < maxAgeMs
     const serve = (nowMs: number, delivering: boolean): Effect.Effect<Briefing, StoreError> =>
       Semaphore.withPermits(
         lock,
@@ -209,15 +223,14 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
         Effect.gen(function* () {
           const version = yield* store.version
           const current = yield* Ref.get(cache)
-          if (fresh(current, version, nowMs) && Option.isSome(current)) {
+          if (Option.isSome(current) && fresh(current.value, version, nowMs)) {
             const hit = current.value
             return { ...hit.briefing, staleness_sec: Math.floor((nowMs - hit.generatedMs) / 1000) }
           }
-          const built = yield* rebuild(nowMs, delivering)
+          const built = yield* rebuild(ctx, nowMs, delivering)
           if (delivering || built.version !== -1) yield* Ref.set(cache, Option.some(built))
           return built.briefing
         })
       )
-
     return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false) }
   })
