@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { ResolvedConfig } from "../Allocator.ts"
+import type { Candidate, ResolvedConfig } from "../Allocator.ts"
 import type { Entry, WorkingContext } from "../WorkingContext.ts"
 
 /** @internal */
@@ -17,20 +17,12 @@ export interface CooldownState {
 }
 
 /**
- * A legal candidate edit. `index` is the working-context index of the gist (expand) or of the first of
- * the `blockSize` siblings (collapse). `value` is the objective gain: the score for an expand, the
- * magnitude of the mean score for a collapse.
+ * A legal candidate edit (the public `Allocator.Candidate`): `index` is the working-context index of the gist
+ * (expand) or of the first of the `blockSize` siblings (collapse); `value` is the objective gain.
  *
  * @internal
  */
-export interface RawCandidate {
-  readonly kind: ActionKind
-  readonly level: number
-  readonly start: number
-  readonly index: number
-  readonly score: number
-  readonly value: number
-}
+export type RawCandidate = Candidate
 
 /** @internal */
 export const cooldownKey = (level: number, start: number): string => `${level}:${start}`
