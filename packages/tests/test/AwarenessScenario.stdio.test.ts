@@ -1,12 +1,16 @@
+/**
+ * The seed scenario against the awareness app (apps/awareness) through the official MCP SDK client: a cross-package
+ * test (the app, @heed/mcp, @heed/collator and @heed/postgres together), using the app's own test harness.
+ */
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import { ok } from "./harness.ts"
+import { ok } from "../../../apps/awareness/test/harness.ts"
 
-const appDir = fileURLToPath(new URL("..", import.meta.url))
+const appDir = fileURLToPath(new URL("../../../apps/awareness/", import.meta.url))
 const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
 /** Spawns the app (`serve --stdio`, embedded PGlite in memory) under the official SDK's stdio transport. */

@@ -1,7 +1,19 @@
+/**
+ * The seed scenario against the awareness app (apps/awareness) through the official MCP SDK client: a cross-package
+ * test (the app, @heed/mcp, @heed/collator and @heed/postgres together), using the app's own test harness.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { AwarenessMcp } from "@heed/mcp"
 import * as Effect from "effect/Effect"
-import { callTool, connectHttp, makeTravel, nextFriday10, ok, settingsFor, startHttp } from "./harness.ts"
+import {
+  callTool,
+  connectHttp,
+  makeTravel,
+  nextFriday10,
+  ok,
+  settingsFor,
+  startHttp
+} from "../../../apps/awareness/test/harness.ts"
 
 const minute = 60_000
 const day = 86_400
