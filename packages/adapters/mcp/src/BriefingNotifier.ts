@@ -132,11 +132,15 @@ export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never
       const debounce = Duration.fromInputUnsafe(options.debounce ?? Duration.millis(200))
       const pollInterval = Duration.fromInputUnsafe(options.pollInterval ?? Duration.seconds(5))
 
-      const markAll = Effect.flatMap(resolver.watched, (all) =>
-        Effect.sync(() => {
-          for (const awareness of all) due.add(awareness)
-        }).pipe(Effect.andThen(Queue.offer(wake, undefined)))
-      )
+      // A change-feed event means a write happened (maybe through another replica): an owner seen for the first
+      // time then counts as changed, since its first briefing here may already include that write (one spurious
+      // notification at worst). A clock tick only records first sightings as baselines.
+      const markAll = (written: boolean) =>
+        Effect.flatMap(resolver.watched, (all) =>
+          Effect.sync(() => {
+            for (const awareness of all) (written ? dirty : due).add(awareness)
+          }).pipe(Effect.andThen(Queue.offer(wake, undefined)))
+        )
 
       const check = Effect.gen(function* () {
         const written = new Set(dirty)
@@ -163,13 +167,13 @@ export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never
         Effect.forkScoped
       )
       // Record the starting briefings, so that the first real change is the first notification.
-      yield* markAll.pipe(Effect.forkScoped)
+      yield* markAll(false).pipe(Effect.forkScoped)
       if (!Duration.isZero(pollInterval)) {
-        yield* markAll.pipe(Effect.repeat(Schedule.spaced(pollInterval)), Effect.forkScoped)
+        yield* markAll(false).pipe(Effect.repeat(Schedule.spaced(pollInterval)), Effect.forkScoped)
       }
       if (resolver.changes !== undefined) {
         yield* resolver.changes.pipe(
-          Stream.runForEach(() => markAll),
+          Stream.runForEach(() => markAll(true)),
           Effect.catchCause((cause) => Effect.logWarning("heed/mcp: change feed failed", cause)),
           Effect.forkScoped
         )
