@@ -192,8 +192,7 @@ describe.skipIf(!databaseReachable)("two replicas on one PostgreSQL database", (
     { timeout: 240_000 }
   )
 
-  // Depends on the fix of issue 12 defect #1 (the background notifier marking a due intention fired while reading
-  // the briefing for itself, so no client ever receives it): this asserts the delivery to a reader, exactly once.
+  // Issue 12 defect #1 across processes: the delivery to a reader (`new: true`) happens exactly once.
   it.live(
     "a due intention is delivered exactly once across both replicas under 50 concurrent reads split between them",
     () =>
@@ -216,10 +215,20 @@ describe.skipIf(!databaseReachable)("two replicas on one PostgreSQL database", (
           (client) => callTool(client, "get_briefing"),
           { concurrency: "unbounded" }
         )
-        const deliveries = replies.flatMap((reply) =>
-          ((reply.body.fired_intentions ?? []) as Array<{ id: string }>).filter((fired) => fired.id === reminder.id)
+        // Fired intentions stay in the briefing until acted on; exactly one read across both replicas gets it as new.
+        const shown = replies.flatMap((reply) =>
+          ((reply.body.fired_intentions ?? []) as Array<{ id: string; new?: boolean }>).filter(
+            (fired) => fired.id === reminder.id
+          )
         )
-        assert.strictEqual(deliveries.length, 1)
+        assert.strictEqual(shown.filter((fired) => fired.new === true).length, 1)
+        for (const client of [clients[0]!, clients[1]!]) {
+          const after = (yield* ok(client, "get_briefing")).fired_intentions as Array<{ id: string; new?: boolean }>
+          assert.deepStrictEqual(
+            after.filter((fired) => fired.id === reminder.id).map((fired) => fired.new === true),
+            [false]
+          )
+        }
       }).pipe(Effect.scoped),
     { timeout: 240_000 }
   )
