@@ -107,7 +107,7 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
         ))
         assert.include(briefing.suggested_mention, "qBittorrent stopped")
 
-        // 3. A calendar intention comes due (in 4 s): the write notifies once (one pending intention), then time
+        // 3. A calendar intention comes due (in 6 s): the write notifies once (one pending intention), then time
         // alone notifies again as it comes due; the notifier announces a due intention up to 2 s ahead and leaves
         // the delivery to the subscriber's read at or after deliver_at.
         yield* ok(client, "report_alert", {
@@ -125,7 +125,7 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
           "qBittorrent is back",
           (next) => next.sources["synology-nas"].status === "ok"
         ))
-        const deliverAt = Date.now() + 4000
+        const deliverAt = Date.now() + 6000
         yield* ok(client, "remind", {
           goal: "Q3 planning with Sarah",
           source: "gcal",
