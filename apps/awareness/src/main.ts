@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The awareness server's entry point (`heed-awareness`, or `node --conditions=@heed/source src/main.ts` in the
  * repository). SIGINT and SIGTERM interrupt the program, which closes the HTTP server (in-flight requests finish)
