@@ -113,28 +113,46 @@ const finite = (name: string, value: number | undefined, fallback: number): numb
 /**
  * The allocator's analytic reference scorer (`analyticScore` in `@heed/allocator`) as a graph:
  * `u = tanh(sharpness · cos(x, Σ tail) + recencyWeight · (2r − 1) − levelWeight · level / maxLevel)`,
- * legality-masked. It computes in float64 inside the graph, as the reference does, so its scores equal the
- * reference's to the last float32 bit in practice (and the focus loop's decisions with them). Non-finite
- * input propagates to a NaN score, which the adapter reports. Throws a {@link GraphError} for bad options.
+ * legality-masked.
+ *
+ * **Precision.** The two passes over the `N × dim` entries (the dot product with the tail sum, and the sum of
+ * squares) run in float32, on the entries as given: casting them to float64 first writes a copy twice their
+ * size and runs float64 kernels over it, which made the graph slower than the TypeScript reference. Everything else (the tail sum, the norms, the cosine, recency, level terms, tanh and the mask) is
+ * float64, as in the reference. The float32 reductions differ from the reference's float64 ones by about
+ * 1e-7 relative, so scores agree within 1e-6 (the parity suite holds them to 1e-5 up to d = 768) and the
+ * focus loop's decisions are the same; only statistics of the scores (such as `score_mean` in its events) move
+ * in the 7th digit. Entries whose squares overflow float32 (|x| above about 1e19) give a NaN score, which the
+ * adapter reports. `precision: "float64"` casts the entries to float64 first, as the reference reads them:
+ * scores then equal the reference's to the last float32 bit in practice, at about twice the cost.
+ * Non-finite input propagates to a NaN score. Throws a {@link GraphError} for bad options.
  *
  * @category constructors
  * @since 0.1.0
  */
 export const analyticLens = (
-  options: AnalyticOptions & { readonly dim?: number | undefined } = { maxLevel: 2 }
+  options: AnalyticOptions & {
+    readonly dim?: number | undefined
+    readonly precision?: "float32" | "float64" | undefined
+  } = { maxLevel: 2 }
 ): Graph => {
   const maxLevel = finite("maxLevel", options.maxLevel, 2)
   const sharpness = finite("sharpness", options.sharpness, 4)
   const recencyWeight = finite("recencyWeight", options.recencyWeight, 0.5)
   const levelWeight = finite("levelWeight", options.levelWeight, 0.25)
   checkDim(options.dim)
+  const precision = options.precision ?? "float32"
+  if (precision !== "float32" && precision !== "float64") {
+    throw new GraphError({ message: `precision must be "float32" or "float64", got ${JSON.stringify(precision)}` })
+  }
   const g = new GraphBuilder()
-  const entries = cast(g, "entries", "double")
+  const entries = precision === "float64" ? cast(g, "entries", "double") : "entries"
+  const bulk = precision === "float64" ? "double" : "float"
+  // The tail sum is small (tail × dim), so it is summed in float64 like the reference's.
   const q = g.op("ReduceSum", [cast(g, "tail", "double"), g.ints([1])], [{ name: "keepdims", int: 1 }])
-  const dot = g.op("Squeeze", [
-    g.op("MatMul", [entries, g.op("Transpose", [q], [{ name: "perm", ints: [0, 2, 1] }])]),
-    g.ints([2])
-  ])
+  const qBulk = bulk === "double" ? q : cast(g, q, "float")
+  const dotBulk = g.op("MatMul", [entries, g.op("Transpose", [qBulk], [{ name: "perm", ints: [0, 2, 1] }])])
+  const toDouble = (x: string) => (bulk === "double" ? x : cast(g, x, "double"))
+  const dot = toDouble(g.op("Squeeze", [dotBulk, g.ints([2])]))
   const sumSquares = (x: string) =>
     g.op(
       "ReduceSumSquare",
@@ -144,7 +162,8 @@ export const analyticLens = (
         { name: "keepdims", int: 0 }
       ]
     )
-  const denominator = g.op("Mul", [g.op("Sqrt", [sumSquares(entries)]), g.op("Sqrt", [sumSquares(q)])])
+  const entryNorm = g.op("Sqrt", [toDouble(sumSquares(entries))])
+  const denominator = g.op("Mul", [entryNorm, g.op("Sqrt", [sumSquares(q)])])
   // A zero vector has dot 0, so 0 / tiny = 0: the reference's "zero vectors have cosine 0".
   const cosine = g.op("Div", [dot, g.op("Max", [denominator, g.scalar("double", 1e-300)])])
   const r = recency(g, cast(g, "positions", "double"), "double")
@@ -170,7 +189,12 @@ export const analyticLens = (
     initializers: g.initializers,
     ...io
   })
-  return { kind: "lens", name: "analytic-lens", bytes, dim: options.dim }
+  return {
+    kind: "lens",
+    name: precision === "float64" ? "analytic-lens float64" : "analytic-lens",
+    bytes,
+    dim: options.dim
+  }
 }
 
 /**

@@ -61,6 +61,11 @@ describe("Graphs", () => {
     )
     assert.throws(() => Graphs.analyticLens({ maxLevel: 2, dim: 0 }), Graphs.GraphError, "dim must be an integer >= 1")
     assert.throws(
+      () => Graphs.analyticLens({ maxLevel: 2, precision: "half" as "float32" }),
+      Graphs.GraphError,
+      'precision must be "float32" or "float64"'
+    )
+    assert.throws(
       () => Graphs.attentionLens({ dim: 16, lensDim: 2.5 }),
       Graphs.GraphError,
       "lensDim must be an integer >= 1"

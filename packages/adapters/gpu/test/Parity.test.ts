@@ -36,11 +36,14 @@ const lensInput = (n: number, k: number, dim: number, seed: number) => {
 describe.each(providers)("parity with the pure-TS references on %s", (provider) => {
   const session = { executionProvider: provider, fallback: false, threads: 1 } as const
 
-  it.effect(
-    `analytic LensNet equals analyticScore within ${tolerance} for N in {${Ns}}, K in {${Ks}}, d in {${dims}}`,
-    () =>
+  it.effect.each(["float32", "float64"] as const)(
+    `analytic LensNet (%s) equals analyticScore within ${tolerance} for N in {${Ns}}, K in {${Ks}}, d in {${dims}}`,
+    (precision) =>
       Effect.gen(function* () {
-        const scorer = yield* OnnxLensScorer.make({ ...session, graph: Graphs.analyticLens({ maxLevel: 2 }) })
+        const scorer = yield* OnnxLensScorer.make({
+          ...session,
+          graph: Graphs.analyticLens({ maxLevel: 2, precision })
+        })
         assert.strictEqual(scorer.provider, provider)
         for (const dim of dims) {
           for (const n of Ns) {
