@@ -198,6 +198,35 @@ export const analyticLens = (
 }
 
 /**
+ * `attended + E[level] + (2r − 1) · w_r` of the attention head as one batched MatMul: the softmax weights, a
+ * one-hot level and (2r − 1) side by side, times v, the level embeddings and w_r stacked. Four passes over the
+ * `[entries, lensDim]` activations (a Gather, a Mul and two Adds) become four more columns of one GEMM.
+ */
+const attendedWithFeatures = (g: GraphBuilder, w: AttentionLensWeights, attention: string, v: string): string => {
+  const { lensDim: width, maxLevel } = w
+  const levelIndex = cast(g, g.op("Clip", ["levels", g.scalar("float", 0), g.scalar("float", maxLevel)]), "int64")
+  const levelIds = g.constant(
+    "int64",
+    [maxLevel + 1],
+    Array.from({ length: maxLevel + 1 }, (_, i) => i)
+  )
+  const oneHot = cast(g, g.op("Equal", [g.op("Unsqueeze", [levelIndex, g.ints([2])]), levelIds]), "float")
+  const r = g.op("Sub", [g.op("Mul", [recency(g, "positions", "float"), g.scalar("float", 2)]), g.scalar("float", 1)])
+  const features = g.op("Concat", [attention, oneHot, g.op("Unsqueeze", [r, g.ints([2])])], [{ name: "axis", int: 2 }])
+  const extra = new Float32Array((maxLevel + 2) * width)
+  extra.set(w.levelEmbedding)
+  extra.set(w.recency, (maxLevel + 1) * width)
+  // [batch, 1, 1], so the constant rows are repeated for each variant.
+  const perVariant = g.op(
+    "Concat",
+    [g.op("Slice", [g.op("Shape", ["tail"]), g.ints([0]), g.ints([1])]), g.ints([1, 1])],
+    [{ name: "axis", int: 0 }]
+  )
+  const rows = g.op("Expand", [g.constant("float", [1, maxLevel + 2, width], extra), perVariant])
+  return g.op("MatMul", [features, g.op("Concat", [v, rows], [{ name: "axis", int: 1 }])])
+}
+
+/**
  * The LensNet-shaped attention head of `AttentionLens` as a float32 graph, from seeded options or given
  * weights. Non-finite input is made to reach the score as NaN (a zero-weighted sum of the query row is added
  * to the logit), so the adapter can report it. Throws a {@link GraphError} for bad sizes.
@@ -222,12 +251,8 @@ export const attentionLens = (options: AttentionLensOptions | AttentionLensWeigh
     g.op("MatMul", [q, g.op("Transpose", [k], [{ name: "perm", ints: [0, 2, 1] }])]),
     g.scalar("float", 1 / Math.sqrt(width))
   ])
-  const attended = g.op("MatMul", [g.op("Softmax", [logits], [{ name: "axis", int: 2 }]), v])
-  const levelIndex = cast(g, g.op("Clip", ["levels", g.scalar("float", 0), g.scalar("float", maxLevel)]), "int64")
-  const level = g.op("Gather", [matrix(w.levelEmbedding, maxLevel + 1, width), levelIndex], [{ name: "axis", int: 0 }])
-  const r = g.op("Sub", [g.op("Mul", [recency(g, "positions", "float"), g.scalar("float", 2)]), g.scalar("float", 1)])
-  const rec = g.op("Mul", [g.op("Unsqueeze", [r, g.ints([2])]), g.constant("float", [width], w.recency)])
-  const hidden = g.op("Tanh", [g.op("Add", [g.op("Add", [g.op("Add", [q, attended]), level]), rec])])
+  const attention = g.op("Softmax", [logits], [{ name: "axis", int: 2 }])
+  const hidden = g.op("Tanh", [g.op("Add", [q, attendedWithFeatures(g, w, attention, v)])])
   const logit = g.op("Add", [
     g.op("Squeeze", [g.op("MatMul", [hidden, matrix(w.out, width, 1)]), g.ints([2])]),
     g.scalar("float", w.bias)

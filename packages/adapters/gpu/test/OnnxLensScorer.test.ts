@@ -31,8 +31,11 @@ describe("OnnxLensScorer", () => {
       )
       for (let i = 0; i < variants.length; i++) {
         const v = variants[i]!
-        assert.deepStrictEqual(batch[i], reference(v), `variant ${i}`)
-        assert.deepStrictEqual(batch[i], yield* scorer.score(v.entries, v.levels, v.positions, v.tail))
+        assert.isAtMost(maxAbsDiff(batch[i]!, reference(v)), 1e-6, `variant ${i}`)
+        // Float32 kernels may round a padded row differently from one scored alone (the kernel depends on the
+        // padded length), so "as if scored alone" is within 1e-6 rather than to the bit.
+        const alone = yield* scorer.score(v.entries, v.levels, v.positions, v.tail)
+        assert.isAtMost(maxAbsDiff(batch[i]!, alone), 1e-6, `variant ${i} alone`)
       }
       assert.deepStrictEqual(yield* scorer.scoreBatch([]), [])
     }).pipe(Effect.scoped)
@@ -102,7 +105,7 @@ describe("OnnxLensScorer", () => {
       const huge = { ...v, entries: { rows: 2 ** 26, dim: 2, data: new Float32Array(0) } }
       const tooBig = yield* Effect.flip(scorer.scoreBatch([huge, v, v]))
       assert.include(tooBig.message, "over the limit of 268435456")
-      assert.deepStrictEqual(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v))
+      assert.isAtMost(maxAbsDiff(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v)), 1e-6)
     }).pipe(Effect.scoped)
   )
 
@@ -111,7 +114,7 @@ describe("OnnxLensScorer", () => {
       const scope = yield* Scope.make()
       const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 }).pipe(Scope.provide(scope))
       const v = variant(3, 1)
-      assert.deepStrictEqual(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v))
+      assert.isAtMost(maxAbsDiff(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v)), 1e-6)
       yield* Scope.close(scope, Exit.void)
       const error = yield* Effect.flip(scorer.score(v.entries, v.levels, v.positions, v.tail))
       assert.strictEqual(error._tag, "LensScorerError")
