@@ -11,14 +11,16 @@ import * as Predicate from "effect/Predicate"
 import { inputSchemaOf } from "./ToolCall.ts"
 
 /**
- * What the tree is built from: the tools' own replies (`get_briefing`, `get_alerts`, `get_intentions`,
- * `get_suppressions`).
+ * What the tree is built from: the tools' own replies (`get_briefing`, `get_knowledge` of status entries,
+ * `get_alerts`, `get_intentions`, `get_suppressions`).
  *
  * @category models
  * @since 0.1.0
  */
 export interface Snapshot {
   readonly briefing: unknown
+  /** The sources' latest status entries (`get_knowledge` with `entry_type: "status"`). */
+  readonly statuses: ReadonlyArray<unknown>
   readonly alerts: ReadonlyArray<unknown>
   readonly intentions: ReadonlyArray<unknown>
   readonly suppressions: ReadonlyArray<unknown>
@@ -197,9 +199,41 @@ const bySource = (alerts: ReadonlyArray<unknown>): Map<string, Array<Node>> => {
   return out
 }
 
+const severity: Record<string, number> = { critical: 3, warning: 2, stale: 1, ok: 0 }
+
 /**
- * Builds the tree from a snapshot of the store (`nowMs` decides which intentions are due). Sources are those of the
- * briefing plus any with active alerts, in name order; alerts keep the store's order (newest first).
+ * A source's line: the briefing's when it has one (it knows suppressions and patterns), else one derived from the
+ * store, as the briefing leaves lines out to stay within its token budget: the most severe active alert, else
+ * `stale` once the status's `ttl_sec` has passed, else `ok`; the last report from the status entry.
+ */
+const lineOf = (
+  briefingLine: Json | undefined,
+  status: Json | undefined,
+  alerts: ReadonlyArray<Node>,
+  nowMs: number
+) => {
+  if (briefingLine !== undefined) return briefingLine
+  const data = record(status?.data)
+  const reported = text(status?.updated) ?? text(status?.created)
+  let level = "ok"
+  for (const alert of alerts) {
+    const candidate = String(alert.properties?.level ?? "warning")
+    if ((severity[candidate] ?? 2) > (severity[level] ?? 0)) level = candidate
+  }
+  const ttl = typeof data.ttl_sec === "number" ? data.ttl_sec : 120
+  if (level === "ok" && reported !== undefined && Date.parse(reported) + ttl * 1000 < nowMs) level = "stale"
+  const headline = alerts[0]?.properties?.message ?? data.headline
+  return {
+    status: level,
+    last_report: reported ?? null,
+    ...(typeof headline === "string" ? { headline } : {})
+  } as Json
+}
+
+/**
+ * Builds the tree from a snapshot of the store (`nowMs` decides which intentions are due and which sources are
+ * stale). Sources are every source with a status or an active alert, in name order; alerts keep the store's order
+ * (newest first).
  *
  * @category constructors
  * @since 0.1.0
@@ -208,8 +242,17 @@ export const toTree = (snapshot: Snapshot, nowMs: number): Node => {
   const briefing = record(snapshot.briefing)
   const lines = record(briefing.sources)
   const alerts = bySource(snapshot.alerts)
-  const names = [...new Set([...Object.keys(lines), ...alerts.keys()])].sort()
-  const sources = names.map((name) => sourceNode(name, record(lines[name]), alerts.get(name) ?? []))
+  const statuses = new Map<string, Json>()
+  for (const value of snapshot.statuses) {
+    const entry = record(value)
+    if (typeof entry.source === "string") statuses.set(entry.source, entry)
+  }
+  const names = [...new Set([...Object.keys(lines), ...statuses.keys(), ...alerts.keys()])].sort()
+  const sources = names.map((name) => {
+    const own = alerts.get(name) ?? []
+    const line = lineOf(lines[name] === undefined ? undefined : record(lines[name]), statuses.get(name), own, nowMs)
+    return sourceNode(name, line, own)
+  })
   const intentions = snapshot.intentions
     .map((entry) => record(entry))
     .filter((entry) => {

@@ -63,6 +63,7 @@ const snapshotOf = (owner: string): Effect.Effect<Snapshot, ToolFailure, Backend
   Effect.all(
     {
       briefing: callToolAs(owner, "get_briefing", {}),
+      statuses: Effect.map(callToolAs(owner, "get_knowledge", { entry_type: "status", limit: 1000 }), entriesOf),
       alerts: Effect.map(callToolAs(owner, "get_alerts", { limit: 1000 }), entriesOf),
       intentions: Effect.map(callToolAs(owner, "get_intentions", { limit: 1000 }), entriesOf),
       suppressions: Effect.map(callToolAs(owner, "get_suppressions", {}), entriesOf)

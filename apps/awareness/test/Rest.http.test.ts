@@ -235,6 +235,8 @@ describe("REST edge API", () => {
         assert.strictEqual(docs.status, 200)
         assert.include(docs.type, "text/html")
         assert.notMatch(String(docs.body), /<script[^>]*\bsrc="https?:/)
+        // Scalar's default fonts come from fonts.scalar.com; the page turns them off
+        assert.include(String(docs.body), '"withDefaultFonts":false')
       }),
     30_000
   )

@@ -140,7 +140,13 @@ describe("the awareness store as a live SLOP tree at /slop", () => {
           const reply = yield* send(base, step.method, step.path, step.body)
           assert.strictEqual(reply.status, 200, `${step.method} ${step.path}: ${JSON.stringify(reply.body)}`)
           step.after?.(reply)
-          yield* settle(id, request, step.holds)
+          yield* settle(
+            id,
+            request,
+            step.holds,
+            15_000,
+            `after step ${i}: ${step.method} ${step.path} ${JSON.stringify(step.body)}`
+          )
         }
         const final = yield* settle(id, request)
         const alerts = yield* send(base, "GET", "/v1/alerts?limit=1000")

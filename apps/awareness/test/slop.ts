@@ -43,7 +43,8 @@ export const mirrorOf = (url: string, token?: string) =>
       id: string,
       request: Pipeline.Request,
       holds: (tree: Node.Node | undefined) => boolean = () => true,
-      timeoutMs = 15_000
+      timeoutMs = 15_000,
+      label = ""
     ) =>
       Effect.gen(function* () {
         for (;;) {
@@ -60,7 +61,9 @@ export const mirrorOf = (url: string, token?: string) =>
           orElse: () =>
             Effect.flatMap(Effect.all([consumer.tree(id), consumer.query(request)]), ([mirror, view]) =>
               Effect.die(
-                new Error(`the mirror did not settle: ${JSON.stringify(mirror)}\nview: ${JSON.stringify(view)}`)
+                new Error(
+                  `the mirror did not settle ${label}: ${JSON.stringify(mirror)}\nview: ${JSON.stringify(view)}`
+                )
               )
             )
         })

@@ -277,7 +277,11 @@ export const layer = (options: Options = {}) =>
       const api = apiWithTools(tools.tools)
       return Layer.mergeAll(
         HttpApiBuilder.layer(api, { openapiPath: options.openapiPath ?? "/openapi.json" }),
-        HttpApiScalar.layer(api, { path: options.docsPath ?? "/docs" })
+        HttpApiScalar.layer(api, {
+          path: options.docsPath ?? "/docs",
+          // the page loads nothing from elsewhere: the script is bundled, and the default fonts would come from a CDN
+          scalar: { withDefaultFonts: false }
+        })
       ).pipe(Layer.provide(handlers(options)), Layer.provide(edgeLayer(options)))
     })
   )
