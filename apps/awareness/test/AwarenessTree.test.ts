@@ -1,0 +1,94 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Node } from "@heed/state-tree"
+import { nodeId, toTree } from "../src/AwarenessTree.ts"
+
+const now = Date.parse("2026-06-01T12:00:00Z")
+const alert = (id: string, source: string, level: string, message: string) => ({
+  id,
+  type: "alert",
+  source,
+  created: "2026-06-01T11:00:00Z",
+  data: { alert_id: id, level, message }
+})
+const status = (source: string, created: string, ttl_sec = 120) => ({
+  id: `s-${source}`,
+  type: "status",
+  source,
+  created,
+  data: { metrics: {}, ttl_sec, headline: `${source} fine` }
+})
+
+describe("AwarenessTree.toTree", () => {
+  it("node ids: names with '/', '~', '%' or a reserved word map to distinct valid ids", () => {
+    const names = ["ci/github", "nas~backup", "50%", "meta", "%meta", "children", "plain"]
+    const ids = names.map(nodeId)
+    assert.strictEqual(new Set(ids).size, names.length)
+    for (const id of ids) assert.isUndefined(Node.validateId(id), id)
+    assert.strictEqual(nodeId("ci/github"), "ci%2Fgithub")
+  })
+
+  it("sources the briefing left out still get a node, their status derived from alerts and the status's ttl", () => {
+    const tree = toTree(
+      {
+        briefing: {
+          summary: "s",
+          sources: { nas: { status: "warning", last_report: "x", headline: "from briefing" } }
+        },
+        statuses: [
+          status("nas", "2026-06-01T11:59:00Z"),
+          status("old", "2026-06-01T10:00:00Z"),
+          status("fresh", "2026-06-01T11:59:30Z")
+        ],
+        alerts: [alert("a1", "hot", "critical", "Disk full"), alert("a2", "hot", "warning", "Fan slow")],
+        intentions: [],
+        suppressions: []
+      },
+      now
+    )
+    const sources = Object.fromEntries(
+      (tree.children![0]!.children ?? []).map((node) => [node.properties!.name, node] as const)
+    )
+    assert.deepStrictEqual(Object.keys(sources), ["fresh", "hot", "nas", "old"])
+    assert.strictEqual(sources.nas!.properties!.headline, "from briefing")
+    assert.strictEqual(sources.hot!.properties!.status, "critical")
+    assert.strictEqual(sources.hot!.meta!.pinned, true)
+    assert.strictEqual(sources.hot!.properties!.headline, "Disk full")
+    assert.strictEqual(sources.old!.properties!.status, "stale")
+    assert.strictEqual(sources.fresh!.properties!.status, "ok")
+    assert.strictEqual(sources.fresh!.properties!.headline, "fresh fine")
+    const [critical, warning] = sources.hot!.children!
+    assert.isAbove(critical!.meta!.salience!, warning!.meta!.salience!)
+    assert.strictEqual(critical!.meta!.reason, "Disk full")
+  })
+
+  it("intentions: open ones only, due ones urgent; suppressions carry their reason", () => {
+    const tree = toTree(
+      {
+        briefing: {},
+        statuses: [],
+        alerts: [],
+        intentions: [
+          { id: "due", source: "x", data: { goal: "now", state: "pending", deliver_at: "2026-06-01T11:00:00Z" } },
+          { id: "later", source: "x", data: { goal: "later", state: "pending", deliver_at: "2026-06-02T11:00:00Z" } },
+          { id: "done", source: "x", data: { goal: "done", state: "completed" } }
+        ],
+        suppressions: [{ id: "s1", source: "nas", expires: "2026-06-01T13:00:00Z", data: { reason: "maintenance" } }]
+      },
+      now
+    )
+    const intentions = tree.children![1]!.children!
+    assert.deepStrictEqual(
+      intentions.map((node) => [node.id, node.meta!.urgency]),
+      [
+        ["due", "high"],
+        ["later", "none"]
+      ]
+    )
+    const suppression = tree.children![2]!.children![0]!
+    assert.strictEqual(suppression.properties!.reason, "maintenance")
+    assert.deepStrictEqual(
+      suppression.affordances!.map((a) => a.action),
+      ["clear"]
+    )
+  })
+})
