@@ -5,10 +5,11 @@
 // by HEED_EP_REQUIRE, when set); batched scoring of 8 variants; session start-up and the first (cold) score of a
 // new session; RSS.
 //
-// ORT CPU sessions are pinned to 1 intra-op thread, like the single-threaded TS reference, so score_cpu_ms (the
-// process's CPU time during the score call, all threads) compares like with like; at 8,192 x 768 a row with
-// onnxruntime's default (one thread per core) is added. The machine is shared: CPU time moves far less than wall
-// time under load, so the speedups are CPU-time ratios.
+// The refocus-step backends are timed interleaved, round after round, so the load from other work on a shared
+// machine falls on all of them alike. ORT CPU sessions are pinned to 1 intra-op thread, like the single-threaded TS
+// reference, so score_cpu_ms (the process's CPU time during the score call, all threads) compares like with like; at
+// 8,192 x 768 a row with onnxruntime's default (one thread per core) is added. CPU time moves less than wall time
+// under load, so the speedups are CPU-time ratios.
 //
 // Session and scoring calls are asynchronous, so this file times them itself and reports through `record`.
 import { availableParallelism, loadavg } from "node:os"
@@ -126,17 +127,55 @@ const cpuNow = () => {
   return (used.user + used.system) / 1000
 }
 
-/** One refocus step, timing the score part separately (wall and process CPU time). */
-const step = async (tree: Tree, wc: WC, score: ScoreFn, scoreTimes: Array<{ wall: number; cpu: number }>) => {
+interface StepSample {
+  readonly step: number
+  readonly stepCpu: number
+  readonly wall: number
+  readonly cpu: number
+}
+
+/** One refocus step (gather + score + greedy), timing the whole and the score call (wall and process CPU time). */
+const step = async (tree: Tree, wc: WC, score: ScoreFn): Promise<StepSample> => {
+  const [stepStarted, stepCpuStarted] = [performance.now(), cpuNow()]
   const entries = Effect.runSync(tree.gather(wc.entries))
   const levels = Uint8Array.from(wc.entries, (entry) => entry.level)
   const positions = Float64Array.from(wc.entries, (entry) => entry.start)
   const tail = tree.tokens(wc.totalTokens - 128, wc.totalTokens)
   const [started, cpuStarted] = [performance.now(), cpuNow()]
   const scores = await score(entries, levels, positions, tail)
-  scoreTimes.push({ wall: performance.now() - started, cpu: cpuNow() - cpuStarted })
+  const [wall, cpu] = [performance.now() - started, cpuNow() - cpuStarted]
   const result = Allocator.greedy(wc, scores, { budget: wc.entries.length + 64 })
   sink += result.actions.length + scores[0]!
+  return { step: performance.now() - stepStarted, stepCpu: cpuNow() - stepCpuStarted, wall, cpu }
+}
+
+const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / values.length
+
+const summary = (wall: ReadonlyArray<number>) => {
+  const sorted = [...wall].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
+  return { samples: sorted.length, mean_ms: round(mean(sorted)), p50_ms: round(at(0.5)), p99_ms: round(at(0.99)) }
+}
+
+/**
+ * Refocus steps of every backend in turn, round after round (after one untimed warm-up step each), so load from
+ * other work on a shared machine falls on all of them alike. Each backend gets at least 5 steps (the slow TS
+ * attention head exactly 3); the others go on until their own steps add up to `timeMs`.
+ */
+const interleaved = async (tree: Tree, wc: WC, backends: ReadonlyArray<readonly [string, ScoreFn]>) => {
+  const samples = new Map(backends.map(([name]) => [name, [] as Array<StepSample>]))
+  const wanted = (name: string) => (name.startsWith("TS attention") ? 3 : 5)
+  const spent = (name: string) => samples.get(name)!.reduce((total, sample) => total + sample.step, 0)
+  for (const [, score] of backends) await step(tree, wc, score)
+  for (let round = 0; round < 1000; round++) {
+    const more = backends.filter(([name]) => {
+      const taken = samples.get(name)!.length
+      return taken < wanted(name) || (!name.startsWith("TS attention") && spent(name) < timeMs)
+    })
+    if (more.length === 0) break
+    for (const [name, score] of more) samples.get(name)!.push(await step(tree, wc, score))
+  }
+  return samples
 }
 
 const startup: Array<{ name: string; figures: Record<string, number> }> = []
@@ -183,19 +222,17 @@ for (const n of [2048, 8192]) {
       backends.push([`ORT ${label} analytic`, onnx(analytic)], [`ORT ${label} attention head`, onnx(attention)])
     }
     const reference = new Map<string, number>()
-    for (const [name, score] of backends) {
-      const scoreTimes: Array<{ wall: number; cpu: number }> = []
-      const timing = await time(() => step(tree, wc, score, scoreTimes), name.startsWith("TS attention") ? 3 : 5)
-      // The first entry is the untimed warm-up call's.
-      const warm = scoreTimes.slice(1)
-      const scoreMs = warm.reduce((a, b) => a + b.wall, 0) / warm.length
-      const scoreCpuMs = warm.reduce((a, b) => a + b.cpu, 0) / warm.length
+    for (const [name, samples] of await interleaved(tree, wc, backends)) {
       const model = name.endsWith("analytic") ? "analytic" : "attention"
+      const timing = summary(samples.map((sample) => sample.step))
+      const scoreMs = mean(samples.map((sample) => sample.wall))
+      const scoreCpuMs = mean(samples.map((sample) => sample.cpu))
       if (name.startsWith("TS")) reference.set(model, scoreCpuMs)
       stepRows.push({
         name: `${name}, N=${n}, d=${dim}`,
         figures: {
           ...timing,
+          cpu_ms: round(mean(samples.map((sample) => sample.stepCpu))),
           score_ms: round(scoreMs),
           score_cpu_ms: round(scoreCpuMs),
           score_cpu_speedup_vs_ts: round(reference.get(model)! / scoreCpuMs)
