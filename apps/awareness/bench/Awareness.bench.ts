@@ -96,6 +96,7 @@ const settings = {
   maxBodyBytes: 1_048_576,
   sessionIdleMs: 3_600_000,
   maxSessions: 1000,
+  maxResponseBytes: 4 * 1_048_576,
   socketTimeoutMs: 60_000
 }
 const context = await Effect.runPromise(

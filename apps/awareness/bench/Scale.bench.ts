@@ -163,10 +163,26 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
       { name: "report_alert, 50 clients", figures: await measure(fifty, reportAlert, 10) },
       { name: "RSS after the latency runs (MB)", figures: { rss_mb: rssMb(pid) } }
     ]
-    record(`Awareness at scale (${label})`, rows)
     await Promise.all(fifty.map((client) => client.close()))
-  } finally {
     await stop(child)
+    // A restart on the populated store: the steady state of a deployment (a new PGlite folder also pays initdb).
+    const again = await startServer(store)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      const restarted = rssMb(again.child.pid!)
+      const client = await connect(again.url)
+      await cached(client)
+      rows.push(
+        { name: "RSS after a restart on the populated store (MB)", figures: { rss_mb: restarted } },
+        { name: "RSS after the restart's first briefing (MB)", figures: { rss_mb: rssMb(again.child.pid!) } }
+      )
+      await client.close()
+    } finally {
+      await stop(again.child)
+    }
+    record(`Awareness at scale (${label})`, rows)
+  } finally {
+    if (child.exitCode === null) await stop(child)
   }
 }
 

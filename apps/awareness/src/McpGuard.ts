@@ -30,6 +30,11 @@ export interface Options {
   readonly sessionIdleMs: number
   /** The most sessions open at once; an `initialize` beyond it gets 503. */
   readonly maxSessions: number
+  /**
+   * The largest reply sent, in bytes; a larger tool result becomes a `response_too_large` tool error asking for a
+   * smaller page (default 4 MiB).
+   */
+  readonly maxResponseBytes?: number | undefined
 }
 
 interface Session {
@@ -85,6 +90,44 @@ export const withoutTags = (text: string): string =>
         })
         .join("\n")
     : text
+
+/** A reply over the size limit, replaced by a tool error (tools) or a JSON-RPC error (anything else). */
+const tooLargeReply = (
+  response: HttpServerResponse.HttpServerResponse,
+  message: Record<string, unknown>,
+  size: number,
+  limit: number
+) => {
+  const text =
+    `The reply is ${size} bytes, over this server's limit of ${limit} bytes (HEED_MAX_RESPONSE_BYTES): ` +
+    'ask for less, e.g. a smaller limit with offset to page, mode "list", or narrower filters.'
+  const body =
+    message.method === "tools/call"
+      ? {
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            isError: true,
+            content: [
+              {
+                type: "text",
+                text: JSON.stringify({
+                  status: "error",
+                  error: { code: "response_too_large", message: text, retryable: false, param: "limit" }
+                })
+              }
+            ]
+          }
+        }
+      : { jsonrpc: "2.0", id: message.id, error: { code: -32000, message: text } }
+  return HttpServerResponse.jsonUnsafe(body, { status: response.status, headers: response.headers })
+}
+
+/** Caps a single JSON reply's size (large reads must page; a client cannot make the server hold huge replies). */
+const bounded = (response: HttpServerResponse.HttpServerResponse, message: Record<string, unknown>, limit: number) =>
+  response.body._tag === "Uint8Array" && response.body.body.length > limit
+    ? tooLargeReply(response, message, response.body.body.length, limit)
+    : response
 
 const cleaned = (response: HttpServerResponse.HttpServerResponse) => {
   if (response.body._tag !== "Uint8Array") return response
@@ -189,7 +232,7 @@ export const layer = (options: Options) =>
           if (!("id" in fields)) {
             return yield* httpEffect.pipe(Effect.ignore, Effect.as(HttpServerResponse.empty({ status: 202 })))
           }
-          return cleaned(yield* httpEffect)
+          return bounded(cleaned(yield* httpEffect), fields, options.maxResponseBytes ?? 4 * 1024 * 1024)
         })
 
         return Effect.gen(function* () {

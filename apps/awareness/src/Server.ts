@@ -149,7 +149,8 @@ export const httpApp = (settings: Settings, startedAt: number) =>
       path: "/mcp",
       maxBodyBytes: settings.maxBodyBytes,
       sessionIdleMs: settings.sessionIdleMs,
-      maxSessions: settings.maxSessions
+      maxSessions: settings.maxSessions,
+      maxResponseBytes: settings.maxResponseBytes
     })
   ).pipe(Layer.provide(resolverLayer(settings)), Layer.provide(Changes.layer))
 

@@ -4,7 +4,7 @@
  * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
- * (1000), `HEED_SOCKET_TIMEOUT_SEC` (60) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
+ * (1000), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
  */
@@ -45,6 +45,8 @@ export interface Settings {
   readonly sessionIdleMs: number
   /** The most MCP sessions open at once. */
   readonly maxSessions: number
+  /** The largest MCP reply, in bytes (a larger tool result becomes a `response_too_large` error). */
+  readonly maxResponseBytes: number
   /** A connection that neither sends nor reads for this long is closed, in milliseconds (0: never). */
   readonly socketTimeoutMs: number
 }
@@ -126,6 +128,7 @@ export const load = (overrides: Overrides = {}) =>
       maxBodyBytes: Config.Int("HEED_MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       sessionIdleSec: Config.Int("HEED_SESSION_IDLE_SEC").pipe(Config.withDefault(3600)),
       maxSessions: Config.Int("HEED_MAX_SESSIONS").pipe(Config.withDefault(1000)),
+      maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60))
     })
     const databaseOverride =
@@ -159,6 +162,7 @@ export const load = (overrides: Overrides = {}) =>
       maxBodyBytes: Math.max(1024, env.maxBodyBytes),
       sessionIdleMs: Math.max(0, env.sessionIdleSec) * 1000,
       maxSessions: Math.max(1, env.maxSessions),
+      maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
       socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000
     }
     if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {

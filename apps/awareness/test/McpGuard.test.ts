@@ -129,6 +129,34 @@ describe("MCP endpoint limits (issue 12 #4)", () => {
   )
 })
 
+describe("MCP reply size (issue 12 #4)", () => {
+  it.live(
+    "a tool reply over the limit is a response_too_large tool error asking for a smaller page; a page under it works",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* startHttp(settingsFor({ maxResponseBytes: 1_048_576 }), memory)
+        const client = yield* connectHttp(url)
+        for (let i = 0; i < 4; i++) {
+          yield* ok(client, "remember", {
+            source: "bulk",
+            tags: ["big"],
+            description: `blob ${i}`,
+            content: "y".repeat(400_000)
+          })
+        }
+        const all = yield* callTool(client, "get_knowledge", { tags: ["big"] })
+        assert.isTrue(all.isError)
+        assert.strictEqual(all.body.error.code, "response_too_large")
+        assert.include(all.body.error.message, "1048576 bytes")
+        const page = yield* callTool(client, "get_knowledge", { tags: ["big"], limit: 2 })
+        assert.isFalse(page.isError)
+        assert.lengthOf(page.body.entries, 2)
+        assert.isTrue(page.body.has_more)
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})
+
 describe("MCP sessions (issue 12 #5)", () => {
   it.live(
     "DELETE /mcp ends a session (204); its id then gets 404",

@@ -31,6 +31,7 @@ export const settingsFor = (overrides: Partial<Settings> = {}): Settings => ({
   maxBodyBytes: 1_048_576,
   sessionIdleMs: 3_600_000,
   maxSessions: 1000,
+  maxResponseBytes: 4 * 1_048_576,
   socketTimeoutMs: 60_000,
   ...overrides
 })
