@@ -1,7 +1,7 @@
 /**
- * How REST and SLOP call an awareness tool: through @heed/mcp's tool dispatch, the same validation path as MCP's
- * `tools/call` (one copy of parameter validation, with did-you-mean suggestions). Every non-MCP transport goes through
- * {@link callTool}, so moving to another typed tool layer is a change to this one function.
+ * How REST and SLOP call an awareness tool: `Tools.call` of @heed/mcp, which is @heed/collator's typed toolkit
+ * (`AwarenessTools.callWith`) on the request's awareness service, the same path as MCP's `tools/call`: one copy of
+ * parameter validation, with did-you-mean suggestions. Every non-MCP transport goes through {@link callTool}.
  *
  * @since 0.1.0
  */

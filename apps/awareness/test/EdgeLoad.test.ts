@@ -109,9 +109,8 @@ describe("REST fuzz", () => {
             case 3:
               return rng.next() < 0.5
             case 4:
-              // (no NUL and no lone surrogate: the PostgreSQL store refuses them as `unavailable`, a 503; a store
-              // issue, not one of the edge)
-              return "☃\u0007\u001f"
+              // a NUL and a lone surrogate, which PostgreSQL cannot store: refused as invalid input, not a 503
+              return "\u0000\ud800☃\u0007"
             case 5:
               return -0
             case 6:
