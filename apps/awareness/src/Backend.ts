@@ -146,7 +146,7 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
         const { forOwner, watched } = yield* cachedPerOwner(
           (_owner, scope) =>
             Layer.buildWithScope(Awareness.layerWith(options).pipe(Layer.provide(Store.layerMemory)), scope).pipe(
-              Effect.map((context) => Context.get(context, Awareness) as unknown as AwarenessApi)
+              Effect.map((context) => Context.get(context, Awareness))
             ),
           scope
         )
@@ -166,7 +166,7 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
             scope
           ).pipe(
             Effect.provideContext(database),
-            Effect.map((context) => Context.get(context, Awareness) as unknown as AwarenessApi)
+            Effect.map((context) => Context.get(context, Awareness))
           ),
         scope
       )

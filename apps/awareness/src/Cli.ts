@@ -143,7 +143,7 @@ const serve = Command.make(
       const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}/mcp`
       if (kind._tag === "embedded") yield* DataDirLock.advertise(kind.dataDir, url)
       const briefing = yield* service.forOwner(settings.defaultOwner).pipe(
-        Effect.flatMap((awareness) => (awareness.getBriefing as (p: object) => Effect.Effect<unknown, unknown>)({})),
+        Effect.flatMap((awareness) => awareness.getBriefing()),
         Effect.map((value) => JSON.stringify(value, null, 2)),
         Effect.catchCause(() => Effect.succeed("(the briefing could not be read)"))
       )
@@ -188,9 +188,9 @@ const briefing = Command.make(
       const awareness = yield* service
         .forOwner(owner)
         .pipe(Effect.mapError((body) => new CliFailure({ message: body.error.message })))
-      const value = yield* (awareness.getBriefing as (p: object) => Effect.Effect<unknown, unknown>)({}).pipe(
-        Effect.mapError(() => new CliFailure({ message: "the briefing could not be generated" }))
-      )
+      const value = yield* awareness
+        .getBriefing()
+        .pipe(Effect.mapError(() => new CliFailure({ message: "the briefing could not be generated" })))
       yield* Console.log(JSON.stringify(value, null, 2))
     }).pipe(
       Effect.provide(Backend.layer(storeKind(settings, flags.memory))),
