@@ -142,8 +142,9 @@ const serve = Command.make(
       const service = Context.get(context, Backend.Backend)
       const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}/mcp`
       if (kind._tag === "embedded") yield* DataDirLock.advertise(kind.dataDir, url)
+      // The banner peeks: printing it must not consume a due reminder's delivery to the first client.
       const briefing = yield* service.forOwner(settings.defaultOwner).pipe(
-        Effect.flatMap((awareness) => awareness.getBriefing()),
+        Effect.flatMap((awareness) => awareness.peekBriefing),
         Effect.map((value) => JSON.stringify(value, null, 2)),
         Effect.catchCause(() => Effect.succeed("(the briefing could not be read)"))
       )

@@ -24,7 +24,7 @@ import * as Stream from "effect/Stream"
 import { type Snapshot, toTree } from "./AwarenessTree.ts"
 import { Backend } from "./Backend.ts"
 import { Changes } from "./Changes.ts"
-import { callToolAs } from "./ToolCall.ts"
+import { callToolAs, peekBriefingAs } from "./ToolCall.ts"
 
 /**
  * The live trees.
@@ -62,7 +62,8 @@ const entriesOf = (page: unknown): ReadonlyArray<unknown> => {
 const snapshotOf = (owner: string): Effect.Effect<Snapshot, ToolFailure, Backend> =>
   Effect.all(
     {
-      briefing: callToolAs(owner, "get_briefing", {}),
+      // A background reader: it peeks, so a due reminder stays for a client's read to deliver (marked new there).
+      briefing: peekBriefingAs(owner),
       statuses: Effect.map(callToolAs(owner, "get_knowledge", { entry_type: "status", limit: 1000 }), entriesOf),
       alerts: Effect.map(callToolAs(owner, "get_alerts", { limit: 1000 }), entriesOf),
       intentions: Effect.map(callToolAs(owner, "get_intentions", { limit: 1000 }), entriesOf),

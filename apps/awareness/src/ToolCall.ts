@@ -8,7 +8,7 @@
 
 import { AwarenessTools } from "@heed/collator"
 import type { ToolFailure, ToolInfo } from "@heed/http/RestApi"
-import { AwarenessResolver, type ToolError, Tools } from "@heed/mcp"
+import { AwarenessResolver, ToolError, Tools } from "@heed/mcp"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { Backend } from "./Backend.ts"
@@ -87,3 +87,20 @@ export const catalogue: ReadonlyArray<ToolInfo> = AwarenessTools.names.map((name
  */
 export const inputSchemaOf = (name: string): Readonly<Record<string, unknown>> =>
   catalogue.find((tool) => tool.name === name)?.inputSchema ?? { type: "object" }
+
+/**
+ * The briefing an owner's next read would get, delivering nothing (`Awareness.peekBriefing`): for background
+ * readers such as the live tree, which must not consume a due reminder's delivery.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const peekBriefingAs = (owner: string): Effect.Effect<unknown, ToolFailure, Backend> =>
+  Effect.flatMap(Backend, (backend) =>
+    backend.forOwner(owner).pipe(
+      Effect.mapError(toFailure),
+      Effect.flatMap((awareness) =>
+        Effect.mapError(awareness.peekBriefing, (error) => toFailure(ToolError.fromFailure(error)))
+      )
+    )
+  )
