@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { Awareness, AwarenessTools, Store } from "../src/index.ts"
 
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -119,6 +119,52 @@ describe("AwarenessTools.toolkit", () => {
     })
     assert.notProperty(suppress.properties, "suppress_level")
   })
+
+  it.effect("every tool's reply from call matches its success schema (replies are their own encoding)", () =>
+    Effect.gen(function* () {
+      const checked: Array<string> = []
+      const check = (name: AwarenessTools.Name, params: Record<string, unknown>) =>
+        Effect.map(AwarenessTools.call(name, params), (reply) => {
+          assert.isTrue(Schema.is(AwarenessTools.toolkit.tools[name].successSchema)(reply), name)
+          checked.push(name)
+          return reply as { readonly id?: string }
+        })
+      yield* check("report_status", { source: "nas", tags: [], metrics: { cpu: 1 } })
+      const alert = yield* check("report_alert", {
+        source: "nas",
+        tags: [],
+        alert_id: "a",
+        level: "warning",
+        message: "m"
+      })
+      yield* check("learn_pattern", { source: "nas", tags: [], description: "d" })
+      const note = yield* check("remember", { source: "s", tags: ["t"], description: "d", logical_key: "k" })
+      yield* check("add_context", { source: "s", tags: [], description: "d" })
+      yield* check("set_preference", { key: "colour", value: "blue" })
+      const suppression = yield* check("suppress_alert", { source: "nas", time_intervals: [{ weekdays: ["monday"] }] })
+      yield* check("clear_suppression", { entry_id: suppression.id })
+      const reminder = yield* check("remind", { goal: "g", source: "s", tags: [], deliver_at: "1969-12-31T23:00:00Z" })
+      yield* check("get_briefing", {})
+      yield* check("update_intention", { entry_id: reminder.id, state: "completed" })
+      yield* check("acted_on", { entry_id: alert.id, action: "looked" })
+      for (const name of [
+        "get_alerts",
+        "get_knowledge",
+        "get_suppressions",
+        "get_intentions",
+        "get_stats",
+        "get_tags"
+      ] as const) {
+        yield* check(name, {})
+      }
+      yield* check("get_status", { source: "nas" })
+      yield* check("search", { query: "d" })
+      yield* check("update_entry", { entry_id: note.id, description: "e" })
+      yield* check("delete_entry", { entry_id: note.id })
+      yield* check("restore_entry", { entry_id: note.id })
+      assert.deepStrictEqual([...checked].sort(), [...AwarenessTools.names].sort())
+    }).pipe(Effect.provide(TestLayer))
+  )
 
   it.effect("its handlers layer serves effect/ai's own tool calls", () =>
     Effect.gen(function* () {
