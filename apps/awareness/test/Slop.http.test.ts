@@ -271,7 +271,7 @@ describe("the awareness store as a live SLOP tree at /slop", () => {
   )
 
   it.live(
-    "auth: the upgrade needs a token (here the token query parameter); each owner sees only their own tree",
+    "auth: the upgrade needs a token (the token query parameter or the Authorization header); each owner sees only their own tree",
     () =>
       Effect.gen(function* () {
         const settings = settingsFor({ authRequired: true, secret: Option.some(Redacted.make(secret)) })
@@ -295,6 +295,32 @@ describe("the awareness store as a live SLOP tree at /slop", () => {
         assert.strictEqual(under(aliceTree, "sources").length, 1)
         const bobTree = yield* theirs.settle(yield* theirs.consumer.subscribe(request), request)
         assert.strictEqual(under(bobTree, "sources").length, 0)
+
+        // a consumer that can set headers sends the token in Authorization instead
+        const viaHeader = yield* Effect.promise(
+          () =>
+            new Promise<ReadonlyArray<{ readonly type: string; readonly tree?: Node.Node }>>((resolve, reject) => {
+              const ws = new WebSocket(slopUrl(base), {
+                headers: { authorization: `Bearer ${tokenFor("alice")}` }
+              } as never)
+              const received: Array<{ readonly type: string; readonly tree?: Node.Node }> = []
+              ws.onerror = () => reject(new Error("the upgrade with an Authorization header was refused"))
+              ws.onmessage = (event) => {
+                received.push(JSON.parse(String(event.data)))
+                if (received.length === 1) ws.send(JSON.stringify({ type: "subscribe", id: "s", depth: 2 }))
+                if (received.some((message) => message.type === "snapshot")) {
+                  ws.close()
+                  resolve(received)
+                }
+              }
+            })
+        )
+        assert.strictEqual(viaHeader[0]!.type, "hello")
+        const snapshot = viaHeader.find((message) => message.type === "snapshot")!
+        assert.deepStrictEqual(
+          under(snapshot.tree, "sources").map((node) => node.id),
+          ["alice-nas"]
+        )
 
         const discovery = yield* send(base, "GET", "/.well-known/slop")
         assert.strictEqual(discovery.status, 200)
