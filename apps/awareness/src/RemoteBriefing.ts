@@ -68,7 +68,9 @@ export const fetch = (url: string, owner: string, settings: Settings) =>
         headers["mcp-session-id"] = session
         headers["mcp-protocol-version"] = "2025-06-18"
       }
-      const reply = messageOf(await (await rpc(2, "tools/call", { name: "get_briefing", arguments: {} })).text())
+      const reply = messageOf(
+        await (await rpc(2, "tools/call", { name: "get_briefing", arguments: { explain: true } })).text()
+      )
       if (session !== null) await globalThis.fetch(url, { method: "DELETE", headers }).catch(() => undefined)
       const content = (reply.result as { content?: Array<{ text?: string }>; isError?: boolean } | undefined) ?? {}
       if (reply.error !== undefined || content.isError === true || content.content?.[0]?.text === undefined) {

@@ -62,7 +62,7 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           metrics: { failing: 0 },
           ttl_sec: 7200
         })
-        let briefing = yield* ok(client, "get_briefing")
+        let briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.summary, "All clear across 3 sources.")
         assert.strictEqual(briefing.attention_needed, false)
         assert.deepStrictEqual(Object.keys(briefing.sources).sort(), ["gcal", "github-ci", "synology-nas"])
@@ -77,7 +77,7 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           alert_type: "structural",
           message: "qBittorrent stopped — should always be running"
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.attention_needed, true)
         assert.strictEqual(briefing.active_alerts, 1)
         assert.deepStrictEqual(
@@ -97,11 +97,11 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           tags: ["meeting"],
           deliver_at: deliverAt
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.isTrue(briefing.upcoming.some((item: { summary: string }) => item.summary.includes("Q3 planning")))
         assert.strictEqual(briefing.pending_intentions, 1)
         travel.advance(31 * minute)
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.deepStrictEqual(
           briefing.fired_intentions.map((fired: { goal: string }) => fired.goal),
           ["Q3 planning with Sarah"]
@@ -121,7 +121,7 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           message: "qBittorrent running again",
           resolved: true
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.sources["synology-nas"].status, "ok")
         assert.strictEqual(briefing.attention_needed, false)
 
@@ -144,13 +144,13 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           value: 97,
           threshold: 90
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.sources["synology-nas"].status, "ok")
         assert.strictEqual(briefing.active_suppressions, 1)
         assert.strictEqual(briefing.evaluation.suppressed, 1)
         assert.strictEqual(briefing.attention_needed, false)
         travel.advance(31 * minute)
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.active_suppressions, 0)
         assert.strictEqual(briefing.sources["synology-nas"].status, "warning")
         assert.strictEqual(briefing.sources["synology-nas"].headline, "Disk busy 97%")
@@ -181,7 +181,7 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           level: "warning",
           message: "Expected container 'qbittorrent' is not running"
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.sources["synology-nas"].status, "ok")
         assert.strictEqual(briefing.evaluation.pattern_matched, 1)
         assert.strictEqual(briefing.attention_needed, false)
@@ -194,7 +194,7 @@ describe("seed scenario over Streamable HTTP with the official SDK client", () =
           metrics: { cpu_pct: 9 },
           ttl_sec: day
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.strictEqual(briefing.sources["github-ci"].status, "stale")
         assert.include(briefing.sources["github-ci"].headline, "has not reported")
         assert.strictEqual(briefing.sources["github-ci"].drill_down, "awareness://status/github-ci")

@@ -62,7 +62,7 @@ const updateUntil = (
   Effect.gen(function* () {
     for (;;) {
       seen = yield* nextUpdate(updates, seen, step)
-      const briefing = yield* ok(client, "get_briefing")
+      const briefing = yield* ok(client, "get_briefing", { explain: true })
       if (done(briefing)) return { seen, briefing }
     }
   })
@@ -141,7 +141,7 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
         ))
         seen = yield* nextUpdate(updates, seen, "the intention comes due")
         yield* Effect.sleep(Math.max(0, deliverAt - Date.now()))
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.deepStrictEqual(
           briefing.fired_intentions?.map((fired: { goal: string }) => fired.goal),
           ["Q3 planning with Sarah"]
@@ -167,7 +167,7 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
           value: 97,
           threshold: 90
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.deepStrictEqual([briefing.sources["synology-nas"].status, briefing.evaluation.suppressed], ["ok", 1])
         seen = updates.length
         yield* ok(client, "clear_suppression", { entry_id: suppression.id })
@@ -207,7 +207,7 @@ describe("seed scenario over stdio with the official SDK client (spawned app)", 
           level: "warning",
           message: "Expected container 'qbittorrent' is not running"
         })
-        briefing = yield* ok(client, "get_briefing")
+        briefing = yield* ok(client, "get_briefing", { explain: true })
         assert.deepStrictEqual(
           [briefing.sources["synology-nas"].status, briefing.evaluation.pattern_matched, briefing.attention_needed],
           ["ok", 1, false]

@@ -126,7 +126,8 @@ const handlers = (options: Options) =>
         remind: ({ payload }) => run("remind", payload),
         suppressAlert: ({ payload }) => run("suppress_alert", payload),
         clearSuppression: ({ params }) => run("clear_suppression", { entry_id: params.id }),
-        getBriefing: () => run("get_briefing", {}),
+        // The full briefing (with the evaluation block), as REST served it before get_briefing's compact default.
+        getBriefing: () => run("get_briefing", { explain: true }),
         getAlerts: ({ query }) => {
           const { level, ...rest } = query
           return Effect.map(run("get_alerts", definedOnly(rest)), (page) => filterLevel(page, level))

@@ -81,7 +81,8 @@ export const register: Effect.Effect<void, never, McpServer.McpServer | Awarenes
       mimeType: json,
       audience: ["assistant"],
       priority: 1,
-      content: read(resolver, "awareness://briefing", "get_briefing", {}, true)
+      // The full briefing, with the evaluation block, for operators; compact JSON like every reply.
+      content: read(resolver, "awareness://briefing", "get_briefing", { explain: true })
     }),
     McpServer.registerResource({
       uri: "awareness://alerts",

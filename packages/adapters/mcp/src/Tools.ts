@@ -25,11 +25,10 @@ import { BriefingChanged } from "./BriefingNotifier.ts"
 import { callByName, callToolWith, toJson } from "./internal/call.ts"
 import * as ToolError from "./ToolError.ts"
 
-/** Tools whose JSON reply is pretty-printed (upstream indents the briefing). */
-const indented: ReadonlySet<string> = new Set(["get_briefing"])
-
 /**
- * Turns the outcome of a call into an MCP tool result.
+ * Turns the outcome of a call into an MCP tool result: compact JSON (every byte costs the agent tokens; upstream
+ * pretty-printed the briefing), or the text itself for a reply that is text (`get_briefing({ format: "text" })`).
+ * `indent` pretty-prints JSON.
  *
  * @category constructors
  * @since 0.1.0
@@ -39,7 +38,14 @@ export const toResult = (
   indent = false
 ): McpSchema.CallToolResult =>
   Result.isSuccess(outcome)
-    ? new McpSchema.CallToolResult({ content: [{ type: "text", text: toJson(outcome.success, indent) }] })
+    ? new McpSchema.CallToolResult({
+        content: [
+          {
+            type: "text",
+            text: typeof outcome.success === "string" ? outcome.success : toJson(outcome.success, indent)
+          }
+        ]
+      })
     : new McpSchema.CallToolResult({
         isError: true,
         content: [{ type: "text", text: ToolError.toText(outcome.failure) }]
@@ -95,7 +101,7 @@ export const register = (
                 ? Effect.void
                 : changed.value.signal(awareness)
             ),
-            Effect.map(({ outcome }) => toResult(outcome, indented.has(name)))
+            Effect.map(({ outcome }) => toResult(outcome))
           )
       })
     }

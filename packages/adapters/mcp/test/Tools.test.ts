@@ -117,8 +117,8 @@ describe("Tools", () => {
       assert.strictEqual(updated.status, "ok")
       const acted = yield* ok(client, "acted_on", { entry_id: alert.id, action: "restarted the container" })
       assert.strictEqual(acted.entry_id, alert.id)
-      const briefing = yield* ok(client, "get_briefing")
-      // acted_on acknowledged the one warning: all clear, and the evaluation says why.
+      const briefing = yield* ok(client, "get_briefing", { explain: true })
+      // acted_on acknowledged the one warning: all clear, and the evaluation (asked for with explain) says why.
       assert.deepStrictEqual(
         [briefing.attention_needed, briefing.summary, briefing.active_alerts],
         [false, "All clear across 1 source.", 0]

@@ -19,7 +19,7 @@ import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { Awareness, type AwarenessShape } from "./Awareness.ts"
 import { AwarenessError } from "./AwarenessError.ts"
-import { Briefing } from "./Briefing.ts"
+import * as BriefingView from "./BriefingView.ts"
 import { EntryType, IntentionState } from "./Entry.ts"
 import { echo } from "./internal/errors.ts"
 import * as P from "./internal/params.ts"
@@ -57,7 +57,10 @@ export const Page = Defs.Page
 // Read tools
 
 /**
- * `get_briefing()`: the compact digest; read it first, once per conversation.
+ * `get_briefing(explain?, format?)`: the compact digest; read it first, once per conversation. By default compact
+ * JSON without the `evaluation` block and without healthy sources' `last_report`; `explain: true` returns the
+ * full briefing (as the `awareness://briefing` resource); `format: "text"` returns plain text, one line per item,
+ * most severe first (see `BriefingView`).
  *
  * @category tools
  * @since 0.1.0
@@ -68,8 +71,20 @@ export const GetBriefing = tool("get_briefing", {
     "Read this first, once per conversation. A compact digest of everything the awareness service " +
     "watches. If attention_needed is false, say nothing about it. If true, mention suggested_mention (or compose " +
     "from the headlines) and drill down only when asked.",
-  parameters: {},
-  success: Briefing,
+  parameters: {
+    explain: optional(
+      P.boolean,
+      "true adds the evaluation block (what was checked, suppressed, matched by patterns) and healthy sources' " +
+        "last_report.",
+      false
+    ),
+    format: optional(
+      P.literals(BriefingView.Format.literals),
+      "'json' (default) or 'text': plain text, one line per item, most severe first (fewest tokens).",
+      "json"
+    )
+  },
+  success: Schema.Union([BriefingView.View, Schema.String]),
   readOnly: true
 })
 
@@ -446,7 +461,11 @@ export const Remind = tool("remind", {
     goal: required(P.requiredString, "What should happen."),
     source: required(P.requiredString, "Where it belongs."),
     tags: required(P.tags, "Tags."),
-    deliver_at: optional(P.timestamp, "ISO 8601 time to surface it."),
+    deliver_at: optional(
+      P.timestamp,
+      "ISO 8601 time to surface it; without a zone it is UTC ('2027-03-01T09:00' is 09:00 UTC). A date that does " +
+        "not exist (2027-02-30) is refused."
+    ),
     constraints: optional(P.string, "Optional constraints (free text)."),
     urgency: optional(P.literals(["low", "normal", "high"]), "Urgency.", "normal"),
     recurrence: optional(P.string, "Reserved for recurring intentions."),
@@ -469,7 +488,7 @@ export const UpdateIntention = tool("update_intention", {
     entry_id: required(P.requiredString, "The intention's id."),
     state: required(P.literals(IntentionState.literals), "The new state."),
     reason: optional(P.string, "Why."),
-    deliver_at: optional(P.timestamp, "ISO 8601: when a snoozed intention fires again.")
+    deliver_at: optional(P.timestamp, "ISO 8601 (UTC without a zone): when a snoozed intention fires again.")
   },
   success: ok({})
 })
@@ -592,7 +611,13 @@ export const toolkit = Toolkit.make(
  */
 export const handlers = (awareness: AwarenessShape) =>
   toolkit.of({
-    get_briefing: (params) => awareness.getBriefing(params),
+    get_briefing: (params) =>
+      Effect.map(awareness.getBriefing(params), (briefing) =>
+        BriefingView.render(briefing, {
+          ...(params.explain === undefined ? {} : { explain: params.explain }),
+          ...(params.format === undefined ? {} : { format: params.format })
+        })
+      ),
     get_alerts: (params) => awareness.getAlerts(params),
     get_status: (params) => awareness.getStatus(params),
     get_knowledge: (params) => awareness.getKnowledge(params),

@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { Briefing, Evaluation, SourceGroup, SourceLine } from "./Briefing.ts"
+import * as Schema from "effect/Schema"
+import { Briefing, Evaluation, type SourceGroup, type SourceLine } from "./Briefing.ts"
 
 /**
  * Options: `explain` (default `false`) keeps the `evaluation` block and healthy sources' `last_report`.
@@ -21,10 +22,36 @@ export interface Options {
 /**
  * What `get_briefing` returns as JSON: a {@link Briefing} whose `evaluation` is present only with `explain`.
  *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const View = Schema.Struct({ ...Briefing.fields, evaluation: Schema.optionalKey(Evaluation) }).annotate({
+  identifier: "BriefingView"
+})
+
+/**
+ * What `get_briefing` returns as JSON.
+ *
  * @category models
  * @since 0.1.0
  */
-export type View = Omit<Briefing, "evaluation"> & { readonly evaluation?: Evaluation }
+export type View = typeof View.Type
+
+/**
+ * The formats of `get_briefing`: `json` (the default) and `text`.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Format = Schema.Literals(["json", "text"])
+
+/**
+ * A format of `get_briefing`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Format = typeof Format.Type
 
 /**
  * The briefing as JSON for an agent: without `explain`, the `evaluation` block and healthy (`ok`) sources'
@@ -81,7 +108,7 @@ const problemLines = (briefing: Briefing): Array<string> => {
   return problems.map((problem) => problem.text)
 }
 
-const evaluationText = (evaluation: Evaluation): string =>
+const evaluationText = (evaluation: typeof Evaluation.Type): string =>
   `EVALUATION ${Object.entries(evaluation)
     .map(([key, value]) => `${key} ${value}`)
     .join(", ")}`
@@ -121,3 +148,12 @@ export const text = (briefing: Briefing, options: Options = {}): string => {
   if (options.explain === true) lines.push(evaluationText(briefing.evaluation))
   return lines.join("\n")
 }
+
+/**
+ * The briefing in the requested format (`json`, the default, or `text`), as `get_briefing` returns it.
+ *
+ * @category rendering
+ * @since 0.1.0
+ */
+export const render = (briefing: Briefing, options: Options & { readonly format?: Format }): View | string =>
+  options.format === "text" ? text(briefing, options) : json(briefing, options)
