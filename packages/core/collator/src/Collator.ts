@@ -65,7 +65,7 @@ export interface InhibitRule {
 
 /**
  * Token budgets, exclusive (the briefing stays strictly under them): `all_clear` (default 200) applies when nothing
- * needs attention, `issues` (default 400; the seed asks for under 500, and agents read less) otherwise.
+ * needs attention, `issues` (default 500) otherwise.
  *
  * @category models
  * @since 0.1.0
@@ -81,9 +81,10 @@ export interface Budget {
  * - `upcoming_horizon_minutes` (default 60): intentions due within this horizon populate `upcoming`.
  * - `timezone` (default `"UTC"`): the owner's IANA zone for pattern conditions and time windows; an unknown zone
  *   throws {@link CollatorInputError}.
- * - `countTokens` (default o200k, exact): counts the compact JSON of the briefing; it is called only when the
- *   briefing's size does not already show that it fits.
- * - `budget`: exclusive token budgets (under 200 all clear, under 400 with issues).
+ * - `countTokens` (default o200k, exact): counts the compact JSON of the briefing. The default is called only
+ *   when the briefing's size (an upper bound on o200k tokens) does not already show that it fits; a counter given
+ *   here is always called.
+ * - `budget`: exclusive token budgets (under 200 all clear, under 500 with issues).
  * - `inhibit_rules` (default none): see {@link InhibitRule}.
  * - `flap_threshold` (default 4) state changes within `flap_window_minutes` (default 60) mark an alert flapping:
  *   it keeps firing through short resolutions instead of toggling the briefing.
@@ -609,7 +610,7 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
  * left surfaces, most severe first. Pending or snoozed intentions whose `deliver_at` has passed fire; those due
  * within the horizon are `upcoming`.
  *
- * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 400 with issues, or
+ * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 500 with issues, or
  * `options.budget`). Every source keeps its own line (with `groups` added on top for sources sharing a problem)
  * whenever that fits; otherwise ok sources fold into `ok_sources`, sources with the same problem fold into their
  * group line, and the least severe lines into `omitted`. Critical sources win space before fired intentions:
@@ -680,8 +681,15 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     upcoming: intentions.upcoming
   }
   const attention = lines.some((line) => line.status !== "ok") || model.upcoming.length > 0 || model.due.length > 0
-  const budget = attention ? (options.budget?.issues ?? 400) : (options.budget?.all_clear ?? 200)
-  const rendered = fit(model, attention, budget, options.countTokens ?? countO200kFast)
+  const budget = attention ? (options.budget?.issues ?? 500) : (options.budget?.all_clear ?? 200)
+  // A caller's own counter (another model family, a safety factor) may count more tokens than bytes: always call it.
+  const rendered = fit(
+    model,
+    attention,
+    budget,
+    options.countTokens ?? countO200kFast,
+    options.countTokens === undefined
+  )
   return {
     briefing: rendered.briefing,
     fired: rendered.fired,

@@ -42,6 +42,9 @@ const utf8Bytes = (text: string): number => {
 /** Whether a rendering fits: by its size when that settles it, else by its exact count. */
 const fits = (fitted: Fitted, limit: number): boolean => fitted.upper <= limit || fitted.tokens <= limit
 
+/** The bound for a counter it does not hold for (a caller's own, with a safety factor): never settles anything. */
+const noBound = Number.POSITIVE_INFINITY
+
 type Step = Omit<Limits, "detailed" | "fold">
 
 /** The ladder, from most to least detail. */
@@ -70,7 +73,8 @@ const makeFitter = (
   model: Model,
   attention: boolean,
   budget: number,
-  countTokens: (text: string) => number
+  countTokens: (text: string) => number,
+  byteBound: boolean
 ): Fitter => {
   const prepared = prepare(model)
   const measure = (limits: Limits): Fitted => {
@@ -79,7 +83,7 @@ const makeFitter = (
     let exact: number | undefined
     return {
       ...out,
-      upper: utf8Bytes(json),
+      upper: byteBound ? utf8Bytes(json) : noBound,
       get tokens() {
         // Cheap rejection first: o200k never packs 16 characters of this JSON into one token in practice.
         exact ??= json.length > budget * 16 ? Number.POSITIVE_INFINITY : countTokens(json)
@@ -205,13 +209,17 @@ const countsOnly = (f: Fitter): Fitted =>
     fold: true
   })
 
-/** The most detailed rendering of `model` under `budget` tokens (exclusive), counted with `countTokens`. */
+/**
+ * The most detailed rendering of `model` under `budget` tokens (exclusive), counted with `countTokens`. `byteBound`:
+ * whether a rendering's UTF-8 size bounds its count (true for o200k), so that a small one need not be counted.
+ */
 export const fit = (
   model: Model,
   attention: boolean,
   budget: number,
-  countTokens: (text: string) => number
+  countTokens: (text: string) => number,
+  byteBound: boolean
 ): Fitted => {
-  const f = makeFitter(model, attention, budget, countTokens)
+  const f = makeFitter(model, attention, budget, countTokens, byteBound)
   return everything(f) ?? ladder(f) ?? countsOnly(f)
 }
