@@ -2,7 +2,8 @@
  * The live SLOP tree of each owner's awareness store: one `@heed/state-tree` `Provider` per owner (made on its first
  * SLOP connection), rebuilt from the store whenever it changes (a write in this process through MCP, REST or an
  * affordance; another replica's write through the database change feed; and, every `watchIntervalMs`, time-driven
- * changes such as intentions falling due), so every subscriber gets the change as a patch within its budget.
+ * changes such as intentions falling due), so every subscriber gets the change as a patch within its budget. While
+ * nobody is connected to an owner's tree, changes only mark it stale; the next consumer to connect rebuilds it first.
  * Affordances invoke the tools: `acknowledge` (acted_on), `suppress` (suppress_alert), `clear` (clear_suppression),
  * `fire` and `cancel` (update_intention).
  *
@@ -145,6 +146,33 @@ interface Entry {
   readonly wake: Queue.Queue<void>
 }
 
+/**
+ * The provider as SlopServer sees it: its connections are counted, so that an owner nobody watches is not rebuilt on
+ * every change (the tree is marked stale instead and rebuilt when the next consumer connects).
+ */
+const watched = (
+  provider: Provider.Provider,
+  rebuild: Effect.Effect<void>,
+  state: { connections: number; stale: boolean }
+): Provider.Provider => ({
+  ...provider,
+  connect: (options) =>
+    Effect.gen(function* () {
+      state.connections++
+      if (state.stale) {
+        state.stale = false
+        yield* rebuild
+      }
+      const connection = yield* provider.connect(options)
+      let open = true
+      const release = Effect.sync(() => {
+        if (open) state.connections--
+        open = false
+      })
+      return { ...connection, close: Effect.ensuring(connection.close, release) }
+    })
+})
+
 const makeEntry = (owner: string, options: Options, scope: Scope.Scope) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<Backend>()
@@ -154,17 +182,29 @@ const makeEntry = (owner: string, options: Options, scope: Scope.Scope) =>
       coalesceMs: options.coalesceMs ?? 0
     }).pipe(Scope.provide(scope))
     const handler = handlerFor(owner, context)
+    // one rebuild at a time, so a slower one never sets an older tree after a newer one
+    const lock = yield* Semaphore.make(1)
     const rebuild = Effect.gen(function* () {
       const snapshot = yield* snapshotOf(owner)
       const tree = toTree(snapshot, yield* Clock.currentTimeMillis)
       yield* registerHandlers(provider, tree, handler)
       yield* provider.setTree(tree)
-    }).pipe(Effect.catchCause((cause) => Effect.logWarning(`heed: the live tree of '${owner}' was not rebuilt`, cause)))
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning(`heed: the live tree of '${owner}' was not rebuilt`, cause)),
+      lock.withPermits(1),
+      Effect.provideContext(context)
+    )
     yield* rebuild
+    const state = { connections: 0, stale: false }
     // a burst of changes is one rebuild: the queue holds at most one pending wake-up
     const wake = yield* Queue.sliding<void>(1)
-    yield* Queue.take(wake).pipe(Effect.andThen(rebuild), Effect.forever, Effect.forkIn(scope))
-    return { provider, wake } satisfies Entry
+    const onWake = Effect.suspend(() => {
+      if (state.connections > 0) return rebuild
+      state.stale = true
+      return Effect.void
+    })
+    yield* Queue.take(wake).pipe(Effect.andThen(onWake), Effect.forever, Effect.forkIn(scope))
+    return { provider: watched(provider, rebuild, state), wake } satisfies Entry
   })
 
 /**

@@ -417,4 +417,37 @@ describe("the live tree follows every writer", () => {
       }).pipe(Effect.provide(sockets)),
     60_000
   )
+
+  it.live(
+    "a consumer connecting after writes made while nobody watched gets the current tree",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* startHttp(settingsFor(), memory)
+        const request: Pipeline.Request = { depth: 4 }
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const first = yield* mirrorOf(slopUrl(base))
+            yield* first.settle(yield* first.consumer.subscribe(request), request)
+          })
+        )
+        for (let i = 0; i < 5; i++) {
+          yield* send(base, "POST", "/v1/alerts", {
+            source: "nas",
+            tags: [],
+            alert_id: `a${i}`,
+            level: "warning",
+            message: `unwatched ${i}`
+          })
+        }
+        const later = yield* mirrorOf(slopUrl(base))
+        const tree = yield* later.settle(yield* later.consumer.subscribe(request), request)
+        assert.deepStrictEqual(
+          alertsOf(tree)
+            .map((node) => node.properties?.message)
+            .sort(),
+          ["unwatched 0", "unwatched 1", "unwatched 2", "unwatched 3", "unwatched 4"]
+        )
+      }).pipe(Effect.provide(sockets)),
+    60_000
+  )
 })
