@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import type { Briefing, Evaluation, SourceLine, UpcomingItem } from "./Briefing.ts"
+import type { Briefing, SourceLine, UpcomingItem } from "./Briefing.ts"
 import type { Entry, Level } from "./Entry.ts"
 import { severityRank } from "./Entry.ts"
 import { type Alert, labelOf, toAlert } from "./internal/alert.ts"
@@ -22,6 +22,15 @@ import { checkInput } from "./internal/input.ts"
 import { memoizedWords, type Pattern, patternApplies, patternSelects, toPattern } from "./internal/pattern.ts"
 import type { Line, Model } from "./internal/render.ts"
 import {
+  type Counters,
+  emptyEvaluation,
+  minute,
+  type Settings,
+  settingsOf,
+  type Validity,
+  validityAt
+} from "./internal/settings.ts"
+import {
   globalPrefilter,
   inWindows,
   isResurfaced,
@@ -29,7 +38,7 @@ import {
   suppressedBy,
   toSuppression
 } from "./internal/suppression.ts"
-import { makeZoneCache, parseIso, toIso, type ZoneCache } from "./internal/time.ts"
+import { parseIso, toIso } from "./internal/time.ts"
 import { countO200kFast } from "./internal/tokens.ts"
 
 /**
@@ -132,79 +141,6 @@ export { CollatorInputError } from "./internal/input.ts"
 export { composeMention, composeSummary, type MentionInput, type SummaryInput } from "./Mention.ts"
 export { type ConditionProblem, conditionKeys, matchesPattern, validateConditions } from "./Pattern.ts"
 export { isSuppressed, validateTimeIntervals } from "./Suppression.ts"
-
-// ---------------------------------------------------------------------------------------------------------------
-// Settings and validity
-
-const minute = 60_000
-
-/** The options with their defaults applied, durations in milliseconds. */
-interface Settings {
-  readonly now: number
-  readonly zone: ZoneCache
-  readonly horizon: number
-  readonly flapThreshold: number
-  readonly flapWindow: number
-  readonly ackTimeout: number
-  readonly escalationTimeout: number | undefined
-  readonly resurfaceWindow: number
-  readonly inhibitRules: ReadonlyArray<InhibitRule>
-}
-
-const settingsOf = (now: number, options: Options): Settings => ({
-  now,
-  zone: makeZoneCache(now, options.timezone ?? "UTC"),
-  horizon: (options.upcoming_horizon_minutes ?? 60) * minute,
-  flapThreshold: options.flap_threshold ?? 4,
-  flapWindow: (options.flap_window_minutes ?? 60) * minute,
-  ackTimeout: (options.acknowledgement_timeout_minutes ?? 240) * minute,
-  escalationTimeout:
-    options.escalation_timeout_minutes === null ? undefined : (options.escalation_timeout_minutes ?? 240) * minute,
-  resurfaceWindow: (options.resurface_window_minutes ?? 1440) * minute,
-  inhibitRules: options.inhibit_rules ?? []
-})
-
-/**
- * Tracks `valid_until`: each stage reports the future instants at which its verdict could change (`until`), and
- * whether anything depends on the wall clock (time windows, timed patterns: then the next minute bounds it).
- */
-interface Validity {
-  readonly until: (ms: number) => void
-  timeDependent: boolean
-  readonly result: () => string | null
-}
-
-const validityAt = (now: number): Validity => {
-  let validUntil = Number.POSITIVE_INFINITY
-  const validity: Validity = {
-    until: (ms) => {
-      if (ms > now && ms < validUntil) validUntil = ms
-    },
-    timeDependent: false,
-    result: () => {
-      if (validity.timeDependent) validity.until(Math.floor(now / minute) * minute + minute)
-      return Number.isFinite(validUntil) ? toIso(validUntil) : null
-    }
-  }
-  return validity
-}
-
-type Counters = { -readonly [K in keyof Required<Evaluation>]: number }
-
-const emptyEvaluation = (): Counters => ({
-  alerts_checked: 0,
-  suppressed: 0,
-  pattern_matched: 0,
-  stale_sources: 0,
-  surfaced: 0,
-  intentions_pending: 0,
-  intentions_fired: 0,
-  inhibited: 0,
-  acknowledged: 0,
-  flapping: 0,
-  escalated: 0,
-  resurfaced: 0
-})
 
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 1: read the snapshot
