@@ -83,7 +83,8 @@ export const fingerprint = (briefing: unknown): string => {
   } = briefing as Record<string, unknown>
   const sources = rest.sources
   if (Predicate.isObject(sources) && !Array.isArray(sources)) {
-    const normalised: Record<string, unknown> = {}
+    // No prototype: a source named `__proto__` is an ordinary key here, so its changes still notify.
+    const normalised = Object.create(null) as Record<string, unknown>
     for (const [name, line] of Object.entries(sources)) {
       if (Predicate.isObject(line) && (line as Record<string, unknown>).status === "stale") {
         const { headline: _headline, ...kept } = line as Record<string, unknown>

@@ -8,6 +8,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Briefing, Evaluation, type SourceGroup, type SourceLine } from "./Briefing.ts"
+import { setOwn } from "./internal/data.ts"
 
 /**
  * Options: `explain` (default `false`) keeps the `evaluation` block and healthy sources' `last_report`.
@@ -67,9 +68,9 @@ export const json = (briefing: Briefing, options: Options = {}): View => {
   for (const [name, line] of Object.entries(sources)) {
     if (line.status === "ok") {
       const { last_report: _lastReport, ...healthy } = line
-      compact[name] = healthy
+      setOwn(compact, name, healthy)
     } else {
-      compact[name] = line
+      setOwn(compact, name, line)
     }
   }
   return { ...rest, sources: compact }

@@ -939,6 +939,26 @@ describe("Collator.generate: properties", () => {
   })
 })
 
+describe("Collator.generate: source names are data, never object keys with a meaning", () => {
+  it("a source named __proto__ keeps its own line, in the briefing and in the agent's compact view", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        statuses: [status("__proto__"), status("ci")],
+        alerts: [
+          alert("__proto__", "disk", "critical", "Disk failed", { data: { labels: JSON.parse('{"__proto__":"x"}') } })
+        ]
+      }),
+      NOW
+    )
+    assert.deepStrictEqual(Object.keys(briefing.sources).sort(), ["__proto__", "ci"])
+    assert.strictEqual(Object.getPrototypeOf(briefing.sources), Object.prototype)
+    assert.strictEqual(Object.getOwnPropertyDescriptor(briefing.sources, "__proto__")?.value.status, "critical")
+    const compact = BriefingView.json(briefing)
+    assert.deepStrictEqual(Object.keys(compact.sources).sort(), ["__proto__", "ci"])
+    assert.include(JSON.stringify(compact), '"__proto__":{"status":"critical"')
+  })
+})
+
 describe("Collator.generate: grouping keeps every source's own line", () => {
   it("two sources with the same alert_id keep their own headline and drill-down, with a group on top", () => {
     const { briefing } = Collator.generate(

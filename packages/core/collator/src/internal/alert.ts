@@ -6,7 +6,7 @@
  */
 import type { Entry } from "../Entry.ts"
 import { severityRank } from "../Entry.ts"
-import { type Data, dataOf, str, tagsOf } from "./data.ts"
+import { type Data, dataOf, setOwn, str, tagsOf } from "./data.ts"
 import { words } from "./text.ts"
 import { parseIso } from "./time.ts"
 
@@ -56,7 +56,8 @@ export const toAlert = (entry: Entry): Alert => {
   let labels: Record<string, string> = noLabels
   if (typeof data.labels === "object" && data.labels !== null) {
     labels = {}
-    for (const [key, value] of Object.entries(data.labels as Data)) if (typeof value === "string") labels[key] = value
+    for (const [key, value] of Object.entries(data.labels as Data))
+      if (typeof value === "string") setOwn(labels, key, value)
   }
   const created = parseIso(entry.created) ?? 0
   const updated = parseIso(entry.updated)

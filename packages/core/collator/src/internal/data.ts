@@ -38,3 +38,13 @@ export const groupBy = <A>(items: Iterable<A>, key: (a: A) => string): Map<strin
   }
   return map
 }
+
+/**
+ * Sets `record[key]` as an own, enumerable property. Keys such as source names and labels come from clients, and
+ * a plain assignment with the key `__proto__` would replace the object's prototype instead, losing the entry.
+ */
+export const setOwn = <V>(record: Record<string, V>, key: string, value: V): void => {
+  if (key === "__proto__")
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+  else record[key] = value
+}

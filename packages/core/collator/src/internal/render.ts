@@ -7,7 +7,7 @@
 import type { Briefing, Evaluation, FiredIntention, SourceGroup, SourceLine, UpcomingItem } from "../Briefing.ts"
 import type { Entry } from "../Entry.ts"
 import { composeMention, composeSummary } from "../Mention.ts"
-import { dataOf, groupBy, str, tagsOf } from "./data.ts"
+import { dataOf, groupBy, setOwn, str, tagsOf } from "./data.ts"
 import { sentence, truncate } from "./text.ts"
 
 /** One source as the collator judged it. */
@@ -168,11 +168,12 @@ const sourceLines = (
     // Everything fits: every source in the model's order (most severe first, then the most recent).
     const single = new Set(singles)
     for (const line of model.lines) {
-      if (line.status === "ok" || single.has(line)) sources[line.source] = toSourceLine(line, limits.textChars)
+      if (line.status === "ok" || single.has(line)) setOwn(sources, line.source, toSourceLine(line, limits.textChars))
     }
   } else {
-    for (const line of singles) sources[line.source] = toSourceLine(line, limits.textChars)
-    if (limits.listOk) for (const line of prepared.okLines) sources[line.source] = toSourceLine(line, limits.textChars)
+    for (const line of singles) setOwn(sources, line.source, toSourceLine(line, limits.textChars))
+    if (limits.listOk)
+      for (const line of prepared.okLines) setOwn(sources, line.source, toSourceLine(line, limits.textChars))
   }
   return sources
 }
