@@ -251,10 +251,13 @@ class TrackerImpl implements Tracker {
     const d = this.d
     const o = id * STRIDE
     const flags = d[o + FLAGS]!
-    const band = flags & 3
-    if (band === IDLE || (flags & 28) !== 0) return Infinity
+    if ((flags & 28) !== 0) return Infinity
+    // A manual hold's end is an event of its own, even on IDLE: the first dueTargets at or after it ends the hold,
+    // so it stays over for every later call (also one whose clock went back before the end).
     const manual = d[o + MANUAL]!
-    return (Number.isNaN(manual) ? d[o + PROMOTE]! : manual) + this.hold[band]!
+    if (!Number.isNaN(manual)) return manual
+    const band = flags & 3
+    return band === IDLE ? Infinity : d[o + PROMOTE]! + this.hold[band]!
   }
 
   private scheduleDecay(id: number): void {

@@ -354,6 +354,20 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
     assert.strictEqual(tracker.onAmbient("#a", 61), "COOL")
   })
 
+  it("a manual hold that dueTargets saw end stays over, also when the clock then goes back (IDLE and HOT)", () => {
+    const tracker = Tracker.make(config)
+    tracker.set("#idle", "IDLE", 0, { ttl_s: 60 })
+    tracker.set("#hot", "HOT", 0, { ttl_s: 60 })
+    tracker.dueTargets(61)
+    assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#idle")).manualUntil))
+    assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#hot")).manualUntil))
+    // The clock steps back before the hold's end: ambient traffic counts again, and HOT's hold restarts from it.
+    assert.strictEqual(tracker.onAmbient("#idle", 30), "COOL")
+    tracker.onAmbient("#hot", 30)
+    tracker.dueTargets(30 + config.bands.hot.hold_s + 1)
+    assert.strictEqual(bandOf(tracker, "#hot"), "WARM")
+  })
+
   it("ttl_s: Infinity holds until a direct stimulus; a non-positive ttl_s means no hold", () => {
     const tracker = Tracker.make(config)
     tracker.set("#a", "HOT", 0, { ttl_s: Infinity })
