@@ -364,7 +364,7 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
     // The clock steps back before the hold's end: ambient traffic counts again, and HOT's hold restarts from it.
     assert.strictEqual(tracker.onAmbient("#idle", 30), "COOL")
     tracker.onAmbient("#hot", 30)
-    tracker.dueTargets(30 + config.bands.hot.hold_s + 1)
+    tracker.dueTargets(30 + 121) // HOT holds 120 s by default
     assert.strictEqual(bandOf(tracker, "#hot"), "WARM")
   })
 
