@@ -139,8 +139,27 @@ export interface Provider {
   readonly setTree: (tree: Node) => Effect.Effect<void>
   /** Replaces the state tree with a function of the current one. */
   readonly update: (f: (tree: Node | undefined) => Node) => Effect.Effect<void>
-  /** Registers the handler of `action` on the node at `path`. */
+  /**
+   * Registers the handler of `action` on the node at `path`. It stays registered (replaced by a later `handle` of the
+   * same path and action) whether or not the node still exists: for nodes that come and go, use `handleAction`.
+   */
   readonly handle: (path: string, action: string, handler: Handler) => Effect.Effect<void>
+  /**
+   * Registers (or replaces) the handler of `action` on every node whose affordances offer it and that has no handler
+   * of its own from `handle`. The handler learns its target from the context (`path`, `node`), so one handler serves
+   * every node, and nothing is kept per node: a tree whose nodes come and go (alerts, messages, jobs) holds a bounded
+   * set of handlers however long it runs. A node that does not list the action in its affordances answers `not_found`.
+   *
+   * @since 0.1.0
+   */
+  readonly handleAction: (action: string, handler: Handler) => Effect.Effect<void>
+  /**
+   * How many handlers are registered: per node (`handle`), per action (`handleAction`) and the `cancel` handlers of
+   * running tasks. A gauge for a long-running provider's memory.
+   *
+   * @since 0.1.0
+   */
+  readonly handlerCount: Effect.Effect<number>
   /**
    * Opens a connection; it lives until `close` or until the provider's scope closes. `maxSubscriptions` caps the
    * subscriptions it may hold at once (unlimited by default): a `subscribe` beyond it is answered with an `error`
@@ -240,6 +259,8 @@ export const make = (options: Options = {}): Effect.Effect<Provider, never, Scop
       setTree: (tree) => Effect.suspend(() => setApp(tree)),
       update: (f) => Effect.suspend(() => setApp(f(state.app))),
       handle: (path, action, handler) => Effect.sync(() => void state.handlers.set(handlerKey(path, action), handler)),
+      handleAction: (action, handler) => Effect.sync(() => void state.actionHandlers.set(action, handler)),
+      handlerCount: Effect.sync(() => state.handlers.size + state.actionHandlers.size),
       connect: (connectOptions = {}) => connect(state, connectOptions),
       emitEvent: (name, data) =>
         Effect.sync(() => {

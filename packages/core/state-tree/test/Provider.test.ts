@@ -447,6 +447,113 @@ describe("Provider: bad input", () => {
   )
 })
 
+describe("Provider: action-wide handlers (handleAction)", () => {
+  const inbox = (ids: ReadonlyArray<string>) =>
+    n(
+      "root",
+      [
+        n(
+          "inbox",
+          ids.map((id) =>
+            n(id, undefined, {
+              properties: { subject: `subject ${id}` },
+              affordances: [{ action: "archive", params: { type: "object", properties: { note: { type: "string" } } } }]
+            })
+          )
+        ),
+        n("settings")
+      ],
+      { type: "root" }
+    )
+
+  it.effect("one handler serves every node offering the action and learns its target from the context", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesceMs: 0 })
+      yield* provider.setTree(inbox(["m1", "m2"]))
+      const seen: Array<string> = []
+      yield* provider.handleAction("archive", (params, context) =>
+        Effect.sync(() => {
+          seen.push(`${context.path} ${String(context.node.properties?.subject)} ${String(params.note)}`)
+          return { archived: context.node.id }
+        })
+      )
+      const { inbox: messages, send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "a", path: "/inbox/m2", action: "archive", params: { note: "done" } })
+      yield* send({ type: "invoke", id: "b", path: "/inbox/m1", action: "archive", params: {} })
+      assert.deepStrictEqual(seen, ["/inbox/m2 subject m2 done", "/inbox/m1 subject m1 undefined"])
+      assert.deepStrictEqual(ofType(messages, "result"), [
+        { type: "result", id: "a", status: "ok", data: { archived: "m2" } },
+        { type: "result", id: "b", status: "ok", data: { archived: "m1" } }
+      ])
+    })
+  )
+
+  it.effect("a node without the affordance answers not_found; params are checked against the node's schema", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesceMs: 0 })
+      yield* provider.setTree(inbox(["m1"]))
+      yield* provider.handleAction("archive", () => Effect.succeed({}))
+      const { inbox: messages, send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "a", path: "/settings", action: "archive" })
+      yield* send({ type: "invoke", id: "b", path: "/inbox/m1", action: "archive", params: { note: 3 } })
+      const [onSettings, badParams] = ofType(messages, "result")
+      assert.strictEqual(onSettings?.error?.code, "not_found")
+      assert.strictEqual(badParams?.error?.code, "invalid_params")
+    })
+  )
+
+  it.effect("a node's own handler (handle) wins over the action-wide one", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesceMs: 0 })
+      yield* provider.setTree(inbox(["m1", "m2"]))
+      yield* provider.handleAction("archive", () => Effect.succeed({ by: "action" }))
+      yield* provider.handle("/inbox/m1", "archive", () => Effect.succeed({ by: "node" }))
+      const { inbox: messages, send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "a", path: "/inbox/m1", action: "archive" })
+      yield* send({ type: "invoke", id: "b", path: "/inbox/m2", action: "archive" })
+      assert.deepStrictEqual(
+        ofType(messages, "result").map((result) => result.data),
+        [{ by: "node" }, { by: "action" }]
+      )
+    })
+  )
+
+  it.effect("handlerCount stays at one while 1,000 nodes come and go, where handle grows by one per node", () =>
+    Effect.gen(function* () {
+      const perAction = yield* Provider.make({ coalesceMs: 0 })
+      const perNode = yield* Provider.make({ coalesceMs: 0 })
+      yield* perAction.handleAction("archive", () => Effect.succeed({}))
+      for (let i = 0; i < 1000; i++) {
+        const tree = inbox([`m${i}`])
+        yield* perAction.setTree(tree)
+        yield* perNode.setTree(tree)
+        yield* perNode.handle(`/inbox/m${i}`, "archive", () => Effect.succeed({}))
+      }
+      assert.strictEqual(yield* perAction.handlerCount, 1)
+      assert.strictEqual(yield* perNode.handlerCount, 1000)
+      const { inbox: messages, send } = yield* open(perAction)
+      yield* send({ type: "invoke", id: "last", path: "/inbox/m999", action: "archive" })
+      yield* send({ type: "invoke", id: "gone", path: "/inbox/m998", action: "archive" })
+      assert.deepStrictEqual(
+        ofType(messages, "result").map((result) => result.status),
+        ["ok", "error"]
+      )
+    })
+  )
+
+  it.effect("a running task's cancel handler is counted until the task ends", () =>
+    Effect.gen(function* () {
+      const provider = yield* Provider.make({ coalesceMs: 0 })
+      yield* provider.setTree(inbox([]))
+      const id = yield* provider.startTask("slow", () => Effect.never)
+      assert.strictEqual(yield* provider.handlerCount, 1)
+      const { send } = yield* open(provider)
+      yield* send({ type: "invoke", id: "c", path: `/tasks/${id}`, action: "cancel" })
+      assert.strictEqual(yield* provider.handlerCount, 0)
+    })
+  )
+})
+
 describe("Provider: invoke with coalescing", () => {
   it.effect("a handler's change is broadcast before the result even inside the coalescing window", () =>
     Effect.gen(function* () {

@@ -47,14 +47,21 @@ export type Outcome = Omit<Message.Result, "type" | "id">
 
 const notFound = (message: string): Outcome => ({ status: "error", error: { code: "not_found", message } })
 
+/** A provider's handlers: per node and action (`handle`), and per action for any node offering it (`handleAction`). */
+export interface Handlers {
+  readonly byNode: ReadonlyMap<string, Handler>
+  readonly byAction: ReadonlyMap<string, Handler>
+}
+
 /**
  * Runs `message` against `tree` (a path may start with the provider's id, as SLOP consumers that address several
- * providers write it) and returns the result's body. Never fails: every problem is an `error` outcome.
+ * providers write it) and returns the result's body. Never fails: every problem is an `error` outcome. A node's own
+ * handler wins; an action-wide handler answers only on nodes whose affordances offer the action.
  */
 export const run = (
   tree: Node | undefined,
   providerId: string,
-  handlers: ReadonlyMap<string, Handler>,
+  handlers: Handlers,
   message: Message.Invoke
 ): Effect.Effect<Outcome> => {
   let segments = parsePath(message.path)
@@ -65,10 +72,12 @@ export const run = (
   const node = tree === undefined ? undefined : find(tree, segments)
   if (node === undefined) return Effect.succeed(notFound(`no node at path "${message.path}"`))
   const action = message.action
-  const handler = handlers.get(handlerKey(path, action))
+  const affordance = node.affordances?.find((a) => a.action === action)
+  const handler =
+    handlers.byNode.get(handlerKey(path, action)) ??
+    (affordance === undefined ? undefined : handlers.byAction.get(action))
   if (handler === undefined) return Effect.succeed(notFound(`no action "${action}" on "${path}"`))
   const params = message.params ?? {}
-  const affordance = node.affordances?.find((a) => a.action === action)
   const problem = validate(affordance?.params ?? { type: "object" }, params, "params")
   if (problem !== undefined) {
     return Effect.succeed({ status: "error", error: { code: "invalid_params", message: problem } })

@@ -28,7 +28,10 @@ export interface Settings extends ViewSettings {
 export interface State {
   readonly settings: Settings
   readonly scope: Scope.Scope
+  /** handlers per node and action (`handle`, and running tasks' `cancel`) */
   readonly handlers: Map<string, Handler>
+  /** handlers per action, for any node that offers it (`handleAction`) */
+  readonly actionHandlers: Map<string, Handler>
   readonly conns: Set<Conn>
   readonly tasks: Tasks.Tasks
   /** nodes stamped `changed` by the last rebuild, and their ancestors */
@@ -51,6 +54,7 @@ export const make = (settings: Settings, scope: Scope.Scope): State => {
     settings,
     scope,
     handlers,
+    actionHandlers: new Map(),
     conns: new Set(),
     tasks: Tasks.make({ scope, handlers, markDirty: Effect.suspend(() => markDirty(state)) }),
     stamped: new WeakSet(),

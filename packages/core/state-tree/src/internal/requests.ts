@@ -73,7 +73,12 @@ const query = (state: State, conn: Conn, message: Message.Query): void => {
 const invoke = (state: State, conn: Conn, message: Message.Invoke): Effect.Effect<void> =>
   Effect.suspend(() => {
     flush(state)
-    return Invoke.run(state.current, state.settings.providerId, state.handlers, message)
+    return Invoke.run(
+      state.current,
+      state.settings.providerId,
+      { byNode: state.handlers, byAction: state.actionHandlers },
+      message
+    )
   }).pipe(
     Effect.flatMap((outcome) =>
       Effect.sync(() => {
