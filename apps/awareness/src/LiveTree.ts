@@ -1,11 +1,12 @@
 /**
- * The live SLOP tree of each owner's awareness store: one `@heed/state-tree` `Provider` per owner (made on its first
- * SLOP connection), rebuilt from the store whenever it changes (a write in this process through MCP, REST or an
- * affordance; another replica's write through the database change feed; and, every `watchIntervalMs`, time-driven
- * changes such as intentions falling due), so every subscriber gets the change as a patch within its budget. While
- * nobody is connected to an owner's tree, changes only mark it stale; the next consumer to connect rebuilds it first.
- * Affordances invoke the tools: `acknowledge` (acted_on), `suppress` (suppress_alert), `clear` (clear_suppression),
- * `fire` and `cancel` (update_intention).
+ * The live SLOP tree of each owner's awareness store: one `@heed/state-tree` `Provider` per owner while consumers are
+ * connected to it (made and filled from the store by the first connection, dropped when the last one closes),
+ * rebuilt from the store whenever it changes (a write in this process through MCP, REST or an affordance; another
+ * replica's write through the database change feed; and, every `watchIntervalMs`, time-driven changes such as
+ * intentions falling due), so every subscriber gets the change as a patch within its budget. Affordances invoke the
+ * tools through one provider-wide handler per affordance kind, which reads its target node (so no handler outlives
+ * its node): `acknowledge` (acted_on), `suppress` (suppress_alert), `clear` (clear_suppression), `fire` and `cancel`
+ * (update_intention).
  *
  * @since 0.1.0
  */
@@ -15,6 +16,7 @@ import { Provider } from "@heed/state-tree"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Queue from "effect/Queue"
@@ -36,8 +38,14 @@ import { callToolAs, peekBriefingAs } from "./ToolCall.ts"
 export class LiveTree extends Context.Service<
   LiveTree,
   {
-    /** The provider of one owner's tree (made, filled and kept up to date from the first call on). */
+    /**
+     * The provider of one owner's tree. Its first connection makes the owner's provider and fills it from the store;
+     * it is kept up to date while connections are open, and dropped (handlers, rebuilds and all) when the last one
+     * closes. Other operations act on the provider held now, and see no tree while none is.
+     */
     readonly providerFor: (owner: string) => Effect.Effect<Provider.Provider>
+    /** The owners whose provider is held now (those with a connection open). */
+    readonly owners: Effect.Effect<ReadonlyArray<string>>
   }
 >()("@heed/awareness/LiveTree") {}
 
@@ -127,54 +135,23 @@ const handlerFor =
     )
   }
 
-/** Registers the handler of every affordance in the tree (handlers are keyed by path; re-registering is cheap). */
-const registerHandlers = (provider: Provider.Provider, tree: Node.Node, handler: Provider.Handler) => {
-  const work: Array<Effect.Effect<void>> = []
-  const walk = (node: Node.Node, path: string) => {
-    for (const affordance of node.affordances ?? []) work.push(provider.handle(path, affordance.action, handler))
-    for (const child of node.children ?? []) walk(child, `${path}/${child.id}`)
-  }
-  for (const child of tree.children ?? []) walk(child, `/${child.id}`)
-  return Effect.all(work, { discard: true })
-}
+/** The affordances of the awareness tree: each is one provider-wide handler that reads its target node. */
+const actions: ReadonlyArray<string> = ["acknowledge", "suppress", "clear", "fire", "cancel"]
 
 // -----------------------------------------------------------------------------------------------------------------
 // Providers
 
+/** An owner's provider while consumers are connected to it: closing `scope` ends the provider and its rebuilds. */
 interface Entry {
   readonly provider: Provider.Provider
+  readonly scope: Scope.Closeable
   readonly wake: Queue.Queue<void>
+  connections: number
 }
 
-/**
- * The provider as SlopServer sees it: its connections are counted, so that an owner nobody watches is not rebuilt on
- * every change (the tree is marked stale instead and rebuilt when the next consumer connects).
- */
-const watched = (
-  provider: Provider.Provider,
-  rebuild: Effect.Effect<void>,
-  state: { connections: number; stale: boolean }
-): Provider.Provider => ({
-  ...provider,
-  connect: (options) =>
-    Effect.gen(function* () {
-      state.connections++
-      if (state.stale) {
-        state.stale = false
-        yield* rebuild
-      }
-      const connection = yield* provider.connect(options)
-      let open = true
-      const release = Effect.sync(() => {
-        if (open) state.connections--
-        open = false
-      })
-      return { ...connection, close: Effect.ensuring(connection.close, release) }
-    })
-})
-
-const makeEntry = (owner: string, options: Options, scope: Scope.Scope) =>
+const makeEntry = (owner: string, options: Options, parent: Scope.Scope) =>
   Effect.gen(function* () {
+    const scope = yield* Scope.fork(parent)
     const context = yield* Effect.context<Backend>()
     const provider = yield* Provider.make({
       id: "heed-awareness",
@@ -182,30 +159,77 @@ const makeEntry = (owner: string, options: Options, scope: Scope.Scope) =>
       coalesceMs: options.coalesceMs ?? 0
     }).pipe(Scope.provide(scope))
     const handler = handlerFor(owner, context)
+    yield* Effect.forEach(actions, (action) => provider.handleAction(action, handler), { discard: true })
     // one rebuild at a time, so a slower one never sets an older tree after a newer one
     const lock = yield* Semaphore.make(1)
     const rebuild = Effect.gen(function* () {
       const snapshot = yield* snapshotOf(owner)
-      const tree = toTree(snapshot, yield* Clock.currentTimeMillis)
-      yield* registerHandlers(provider, tree, handler)
-      yield* provider.setTree(tree)
+      yield* provider.setTree(toTree(snapshot, yield* Clock.currentTimeMillis))
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning(`heed: the live tree of '${owner}' was not rebuilt`, cause)),
       lock.withPermits(1),
       Effect.provideContext(context)
     )
     yield* rebuild
-    const state = { connections: 0, stale: false }
     // a burst of changes is one rebuild: the queue holds at most one pending wake-up
     const wake = yield* Queue.sliding<void>(1)
-    const onWake = Effect.suspend(() => {
-      if (state.connections > 0) return rebuild
-      state.stale = true
-      return Effect.void
-    })
-    yield* Queue.take(wake).pipe(Effect.andThen(onWake), Effect.forever, Effect.forkIn(scope))
-    return { provider: watched(provider, rebuild, state), wake } satisfies Entry
+    yield* Queue.take(wake).pipe(Effect.andThen(rebuild), Effect.forever, Effect.forkIn(scope))
+    return { provider, scope, wake, connections: 0 } satisfies Entry
   })
+
+/** What an owner's providers share: the entries held now, and the lock that makes, holds and drops them. */
+interface Registry {
+  readonly entries: Map<string, Entry>
+  readonly lock: Semaphore.Semaphore
+  readonly acquire: (owner: string) => Effect.Effect<Entry>
+}
+
+/**
+ * A connection to the owner's current provider: the provider is made (and filled from the store) by the first
+ * connection, and dropped with its rebuilds when its last connection closes.
+ */
+const connectTo = (registry: Registry, owner: string, options: Provider.ConnectOptions | undefined) =>
+  Effect.gen(function* () {
+    const entry = yield* registry.acquire(owner)
+    const connection = yield* entry.provider.connect(options)
+    let open = true
+    const release = registry.lock.withPermits(1)(
+      Effect.suspend(() => {
+        if (!open) return Effect.void
+        open = false
+        entry.connections--
+        if (entry.connections > 0 || registry.entries.get(owner) !== entry) return Effect.void
+        registry.entries.delete(owner)
+        return Scope.close(entry.scope, Exit.void)
+      })
+    )
+    return { ...connection, close: Effect.ensuring(connection.close, release) } satisfies Provider.Connection
+  })
+
+/**
+ * The provider SlopServer serves for an owner. Its connections go to the owner's current provider (see
+ * {@link connectTo}); its other operations act on that provider while one is held, and otherwise see no tree.
+ */
+const providerOf = (registry: Registry, owner: string): Provider.Provider => {
+  const held = <A>(f: (provider: Provider.Provider) => Effect.Effect<A>, otherwise: A) =>
+    Effect.suspend(() => {
+      const entry = registry.entries.get(owner)
+      return entry === undefined ? Effect.succeed(otherwise) : f(entry.provider)
+    })
+  return {
+    connect: (options) => connectTo(registry, owner, options),
+    setTree: (tree) => held((provider) => provider.setTree(tree), undefined),
+    update: (f) => held((provider) => provider.update(f), undefined),
+    handle: (path, action, handler) => held((provider) => provider.handle(path, action, handler), undefined),
+    handleAction: (action, handler) => held((provider) => provider.handleAction(action, handler), undefined),
+    emitEvent: (name, data) => held((provider) => provider.emitEvent(name, data), undefined),
+    flush: held((provider) => provider.flush, undefined),
+    tree: held((provider) => provider.tree, undefined),
+    version: held((provider) => provider.version, 0),
+    handlerCount: held((provider) => provider.handlerCount, 0),
+    startTask: (action, run) => held((provider) => provider.startTask(action, run), "")
+  }
+}
 
 /**
  * The live trees over the `Backend`, rebuilt on {@link Changes}, on the backend's change feed and on a timer.
@@ -222,16 +246,17 @@ export const layer = (options: Options = {}): Layer.Layer<LiveTree, never, Backe
       const changes = yield* Changes
       const entries = new Map<string, Entry>()
       const lock = yield* Semaphore.make(1)
-      // the owners' trees as they are at each wake-up (a tree made later is woken by later changes)
+      // the owners' trees as they are at each wake-up (a tree made later is filled when it is made)
       const wakeAll = Effect.suspend(() =>
         Effect.forEach([...entries.values()], (entry) => Queue.offer(entry.wake, undefined), { discard: true })
       )
+      // subscribed before the layer is built, so no write made right after is missed
       yield* changes.local.pipe(
         Stream.runForEach((owner) => {
           const entry = entries.get(owner)
           return entry === undefined ? Effect.void : Queue.offer(entry.wake, undefined)
         }),
-        Effect.forkIn(scope)
+        Effect.forkIn(scope, { startImmediately: true })
       )
       if (backend.changes !== undefined) {
         yield* backend.changes.pipe(
@@ -243,22 +268,23 @@ export const layer = (options: Options = {}): Layer.Layer<LiveTree, never, Backe
         yield* wakeAll.pipe(Effect.repeat(Schedule.spaced(options.watchIntervalMs!)), Effect.forkIn(scope))
       }
       const context = yield* Effect.context<Backend>()
-      const providerFor = (owner: string): Effect.Effect<Provider.Provider> =>
-        Effect.suspend(() => {
-          const hit = entries.get(owner)
-          if (hit !== undefined) return Effect.succeed(hit.provider)
-          return lock.withPermits(1)(
-            Effect.suspend(() => {
-              const again = entries.get(owner)
-              if (again !== undefined) return Effect.succeed(again.provider)
-              return makeEntry(owner, options, scope).pipe(
-                Effect.tap((entry) => Effect.sync(() => entries.set(owner, entry))),
-                Effect.map((entry) => entry.provider),
-                Effect.provideContext(context)
-              )
-            })
-          )
-        })
-      return LiveTree.of({ providerFor })
+      // counted under the lock, so a closing connection never drops an entry another connection just took
+      const acquire = (owner: string): Effect.Effect<Entry> =>
+        lock.withPermits(1)(
+          Effect.gen(function* () {
+            let entry = entries.get(owner)
+            if (entry === undefined) {
+              entry = yield* makeEntry(owner, options, scope).pipe(Effect.provideContext(context))
+              entries.set(owner, entry)
+            }
+            entry.connections++
+            return entry
+          })
+        )
+      const registry: Registry = { entries, lock, acquire }
+      return LiveTree.of({
+        providerFor: (owner) => Effect.succeed(providerOf(registry, owner)),
+        owners: Effect.sync(() => [...entries.keys()])
+      })
     })
   )
