@@ -15,6 +15,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Effect from "effect/Effect"
+import { postgresReachable } from "./harness.ts"
 
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 const serverUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -98,26 +99,8 @@ const tempDir = Effect.acquireRelease(
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-/** Whether something accepts TCP connections at the test server's host and port (the server tests skip otherwise). */
-const serverReachable = await new Promise<boolean>((resolve) => {
-  const url = new URL(serverUrl)
-  const socket = connect({ host: url.hostname, port: Number(url.port || 5432) })
-  socket.setTimeout(3000)
-  socket.on("connect", () => {
-    socket.destroy()
-    resolve(true)
-  })
-  socket.on("timeout", () => {
-    socket.destroy()
-    resolve(false)
-  })
-  socket.on("error", () => resolve(false))
-})
-
-if (!serverReachable) {
-  if (process.env.CI === "true") throw new Error(`PostgreSQL at ${serverUrl} is unreachable and CI=true`)
-  console.warn(`Skipping the DATABASE_URL test: ${serverUrl} is unreachable`)
-}
+/** Whether PostgreSQL is reachable at the test server URL (the DATABASE_URL test skips otherwise, or fails under CI). */
+const serverReachable = await postgresReachable(serverUrl, "the DATABASE_URL test")
 
 describe("heed-awareness command line (public contract)", () => {
   it.live(

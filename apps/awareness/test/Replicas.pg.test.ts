@@ -4,12 +4,12 @@
  * once across both under 50 concurrent reads split between them; owners stay isolated.
  */
 import { spawn } from "node:child_process"
-import { connect, createServer } from "node:net"
+import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Token from "../src/Token.ts"
-import { callTool, connectHttp, ok } from "./harness.ts"
+import { callTool, connectHttp, ok, postgresReachable } from "./harness.ts"
 
 const appDir = fileURLToPath(new URL("..", import.meta.url))
 const databaseUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -17,24 +17,7 @@ const secret = "replica-test-secret-0123456789"
 const run = `${process.pid}-${Date.now().toString(36)}`
 const tokenFor = (sub: string) => Token.sign({ sub, secret, nowSec: Math.floor(Date.now() / 1000), expiresInSec: 3600 })
 
-const databaseReachable = await new Promise<boolean>((resolve) => {
-  const url = new URL(databaseUrl)
-  const socket = connect({ host: url.hostname, port: Number(url.port || 5432) })
-  socket.setTimeout(3000)
-  socket.on("connect", () => {
-    socket.destroy()
-    resolve(true)
-  })
-  socket.on("timeout", () => {
-    socket.destroy()
-    resolve(false)
-  })
-  socket.on("error", () => resolve(false))
-})
-if (!databaseReachable) {
-  if (process.env.CI === "true") throw new Error(`PostgreSQL at ${databaseUrl} is unreachable and CI=true`)
-  console.warn(`Skipping the replica test: PostgreSQL at ${databaseUrl} is unreachable`)
-}
+const databaseReachable = await postgresReachable(databaseUrl, "the replica test")
 
 const freePort = () =>
   new Promise<number>((resolve) => {

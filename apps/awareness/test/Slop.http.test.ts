@@ -1,4 +1,3 @@
-import { connect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import type { Node, Pipeline } from "@heed/state-tree"
 import * as Effect from "effect/Effect"
@@ -8,7 +7,7 @@ import * as Redacted from "effect/Redacted"
 import * as Socket from "effect/socket/Socket"
 import { nodeId } from "../src/AwarenessTree.ts"
 import * as Token from "../src/Token.ts"
-import { connectHttp, makeTravel, ok, settingsFor, startHttp } from "./harness.ts"
+import { connectHttp, makeTravel, ok, postgresReachable, settingsFor, startHttp } from "./harness.ts"
 import { alertsOf, mirrorOf, random, send, under } from "./slop.ts"
 
 const memory = { _tag: "embedded", dataDir: "memory://" } as const
@@ -332,24 +331,7 @@ describe("the awareness store as a live SLOP tree at /slop", () => {
 })
 
 const databaseUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const databaseReachable = await new Promise<boolean>((resolve) => {
-  const url = new URL(databaseUrl)
-  const socket = connect({ host: url.hostname, port: Number(url.port || 5432) })
-  socket.setTimeout(3000)
-  socket.on("connect", () => {
-    socket.destroy()
-    resolve(true)
-  })
-  socket.on("timeout", () => {
-    socket.destroy()
-    resolve(false)
-  })
-  socket.on("error", () => resolve(false))
-})
-if (!databaseReachable) {
-  if (process.env.CI === "true") throw new Error(`PostgreSQL at ${databaseUrl} is unreachable and CI=true`)
-  console.warn(`Skipping the replica test: PostgreSQL at ${databaseUrl} is unreachable`)
-}
+const databaseReachable = await postgresReachable(databaseUrl, "the live tree's second-replica test")
 
 describe("the live tree follows every writer", () => {
   it.live(

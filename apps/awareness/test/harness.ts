@@ -1,4 +1,5 @@
 import type { Server as NodeServer } from "node:http"
+import { connect } from "node:net"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -122,4 +123,30 @@ export const nextFriday10 = (from = Date.now()): number => {
   date.setUTCHours(10, 0, 0, 0)
   const days = (5 - date.getUTCDay() + 7) % 7 || 7
   return date.getTime() + days * 86_400_000
+}
+
+/**
+ * Whether PostgreSQL accepts TCP connections at `databaseUrl`. Under `CI=true` an unreachable server fails the run
+ * (CI always has one); elsewhere `skipping` is printed as the reason the tests that need it are skipped.
+ */
+export const postgresReachable = async (databaseUrl: string, skipping: string): Promise<boolean> => {
+  const reachable = await new Promise<boolean>((resolve) => {
+    const url = new URL(databaseUrl)
+    const socket = connect({ host: url.hostname, port: Number(url.port || 5432) })
+    socket.setTimeout(3000)
+    socket.on("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.on("timeout", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.on("error", () => resolve(false))
+  })
+  if (!reachable) {
+    if (process.env.CI === "true") throw new Error(`PostgreSQL at ${databaseUrl} is unreachable and CI=true`)
+    console.warn(`Skipping ${skipping}: PostgreSQL at ${databaseUrl} is unreachable`)
+  }
+  return reachable
 }
