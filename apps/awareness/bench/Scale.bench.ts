@@ -10,33 +10,15 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { record } from "@heed/bench"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { freePort, round, stats } from "./support.ts"
 
 const SOURCES = 1000
 const ALERTS = 10_000
-
-const quantile = (sorted: ReadonlyArray<number>, q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
-const round = (ms: number) => Number(ms.toPrecision(4))
-const stats = (samples: Array<number>) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return { p50_ms: round(quantile(sorted, 0.5)), p99_ms: round(quantile(sorted, 0.99)), samples: samples.length }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** Resident set size of a process in MB, from /proc. */
 const rssMb = (pid: number) => {

@@ -22,7 +22,8 @@ import * as RestProblem from "./RestProblem.ts"
 
 /**
  * A tool's failure as the tool layer reports it: its error `code` (`invalid_parameter`, `not_found`, …), a message, and
- * where it applies the offending `parameter`, a did-you-mean `suggestion` and the `valid` values.
+ * where it applies the offending `parameter`, a did-you-mean `suggestion` and the `valid` values; a rate limit adds
+ * `retry_after_sec`.
  *
  * @category models
  * @since 0.1.0
@@ -34,6 +35,7 @@ export interface ToolFailure {
   readonly suggestion?: string | undefined
   readonly valid?: ReadonlyArray<string> | undefined
   readonly retryable?: boolean | undefined
+  readonly retry_after_sec?: number | undefined
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Schema from "effect/Schema"
+import type { ToolFailure } from "./RestApi.ts"
 
 const fields = {
   code: Schema.String,
@@ -150,20 +151,12 @@ const byCode: Record<string, 400 | 401 | 404 | 409 | 413 | 429 | 503> = {
 }
 
 /**
- * What a problem says about a failure.
+ * What a problem says about a failure: the tool layer's failure as it is.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Detail {
-  readonly code: string
-  readonly message: string
-  readonly parameter?: string | undefined
-  readonly suggestion?: string | undefined
-  readonly valid?: ReadonlyArray<string> | undefined
-  readonly retryable?: boolean | undefined
-  readonly retry_after_sec?: number | undefined
-}
+export type Detail = ToolFailure
 
 /**
  * The problem for a tool failure, its status chosen by the error code (`invalid_parameter` 400, `unauthorized` 401,

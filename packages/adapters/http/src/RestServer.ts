@@ -82,7 +82,7 @@ const makeLimiter = (limit: RateLimit | undefined) => {
         message: `More than ${limit.requests} requests in ${windowMs / 1000} s for this owner; retry in ${retry} s.`,
         retryable: true,
         retry_after_sec: retry
-      } as ToolFailure)
+      } satisfies ToolFailure)
     })
 }
 
