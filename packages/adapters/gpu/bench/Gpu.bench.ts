@@ -18,10 +18,9 @@ import { record } from "@heed/bench"
 const mb = (bytes: number) => Number((bytes / 2 ** 20).toFixed(1))
 const rssBefore = process.memoryUsage().rss
 const importStarted = performance.now()
-const { Allocator, analyticScore, Gister, LodTree, WorkingContext } = await import("@heed/allocator")
+const { Allocator, analyticScore, Gister, LodTree, SeededRandom, WorkingContext } = await import("@heed/allocator")
 const { AttentionLens, Graphs, OnnxLensScorer } = await import("../src/index.ts")
 const { Effect, Exit, Scope } = await import("effect")
-const { mulberry32 } = await import("../src/internal/random.ts")
 const importMs = performance.now() - importStarted
 const rssAfterImport = process.memoryUsage().rss
 
@@ -77,7 +76,7 @@ const time = async (fn: () => unknown, minSamples = 5): Promise<Timing> => {
 
 /** Seeded inputs in [-0.5, 0.5). */
 const prng = (seed: number) => {
-  const next = mulberry32(seed)
+  const next = SeededRandom.make(seed)
   return () => next() - 0.5
 }
 

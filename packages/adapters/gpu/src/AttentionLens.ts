@@ -8,8 +8,7 @@
  *
  * @since 0.1.0
  */
-import type { Embeddings } from "@heed/allocator"
-import { mulberry32 } from "./internal/random.ts"
+import { type Embeddings, SeededRandom } from "@heed/allocator"
 
 /**
  * Sizes and seed of the head: embedding width `dim`, projection width `lensDim` (default 128), the highest
@@ -47,7 +46,7 @@ export interface AttentionLensWeights {
 
 /** Uniform in [-scale, scale) from a seeded generator. */
 const uniform = (seed: number) => {
-  const next = mulberry32(seed)
+  const next = SeededRandom.make(seed)
   return (scale: number): number => (next() - 0.5) * 2 * scale
 }
 

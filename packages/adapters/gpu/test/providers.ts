@@ -6,8 +6,8 @@
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { SeededRandom } from "@heed/allocator"
 import type { Provider } from "../src/index.ts"
-import { mulberry32 } from "../src/internal/random.ts"
 
 const raw = process.env.HEED_EP_REQUIRE?.trim().toLowerCase() || undefined
 if (raw !== undefined && raw !== "cuda" && raw !== "webgpu") {
@@ -39,7 +39,7 @@ export const cudaLibraryInstalled = existsSync(
 
 /** Seeded inputs, uniform in [-0.5, 0.5). */
 export const prng = (seed: number): (() => number) => {
-  const next = mulberry32(seed)
+  const next = SeededRandom.make(seed)
   return () => next() - 0.5
 }
 

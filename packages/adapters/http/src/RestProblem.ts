@@ -18,6 +18,10 @@ const fields = {
 }
 
 // `about:blank` problems: the HTTP status says what kind of problem it is, `code` says which.
+const problem =
+  <Self>() =>
+  <const Tag extends string, const Status extends number>(tag: Tag, status: Status, title: string) =>
+    HttpApiError.Problem<Self>()(tag, { type: "about:blank", status, title }, fields)
 
 /**
  * `400`: the request or a tool parameter is invalid (`code` is the tool's error code, e.g. `invalid_parameter`).
@@ -25,11 +29,7 @@ const fields = {
  * @category errors
  * @since 0.1.0
  */
-export class BadRequest extends HttpApiError.Problem<BadRequest>()(
-  "BadRequest",
-  { type: "about:blank", status: 400, title: "Bad Request" },
-  fields
-) {}
+export class BadRequest extends problem<BadRequest>()("BadRequest", 400, "Bad Request") {}
 
 /**
  * `401`: auth is on and the request has no valid bearer token.
@@ -37,11 +37,7 @@ export class BadRequest extends HttpApiError.Problem<BadRequest>()(
  * @category errors
  * @since 0.1.0
  */
-export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
-  "Unauthorized",
-  { type: "about:blank", status: 401, title: "Unauthorized" },
-  fields
-) {}
+export class Unauthorized extends problem<Unauthorized>()("Unauthorized", 401, "Unauthorized") {}
 
 /**
  * `404`: no such route, tool, source or entry.
@@ -49,11 +45,7 @@ export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
  * @category errors
  * @since 0.1.0
  */
-export class NotFound extends HttpApiError.Problem<NotFound>()(
-  "NotFound",
-  { type: "about:blank", status: 404, title: "Not Found" },
-  fields
-) {}
+export class NotFound extends problem<NotFound>()("NotFound", 404, "Not Found") {}
 
 /**
  * `409`: the request conflicts with the store (e.g. a schema that already exists).
@@ -61,11 +53,7 @@ export class NotFound extends HttpApiError.Problem<NotFound>()(
  * @category errors
  * @since 0.1.0
  */
-export class Conflict extends HttpApiError.Problem<Conflict>()(
-  "Conflict",
-  { type: "about:blank", status: 409, title: "Conflict" },
-  fields
-) {}
+export class Conflict extends problem<Conflict>()("Conflict", 409, "Conflict") {}
 
 /**
  * `413`: the body is over the limit.
@@ -73,11 +61,7 @@ export class Conflict extends HttpApiError.Problem<Conflict>()(
  * @category errors
  * @since 0.1.0
  */
-export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
-  "PayloadTooLarge",
-  { type: "about:blank", status: 413, title: "Content Too Large" },
-  fields
-) {}
+export class PayloadTooLarge extends problem<PayloadTooLarge>()("PayloadTooLarge", 413, "Content Too Large") {}
 
 /**
  * `429`: the owner's rate limit is exceeded (`retry_after_sec` says when to try again).
@@ -85,11 +69,7 @@ export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
  * @category errors
  * @since 0.1.0
  */
-export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
-  "TooManyRequests",
-  { type: "about:blank", status: 429, title: "Too Many Requests" },
-  fields
-) {}
+export class TooManyRequests extends problem<TooManyRequests>()("TooManyRequests", 429, "Too Many Requests") {}
 
 /**
  * `503`: the store is unavailable; retry later.
@@ -97,11 +77,7 @@ export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
  * @category errors
  * @since 0.1.0
  */
-export class Unavailable extends HttpApiError.Problem<Unavailable>()(
-  "Unavailable",
-  { type: "about:blank", status: 503, title: "Service Unavailable" },
-  fields
-) {}
+export class Unavailable extends problem<Unavailable>()("Unavailable", 503, "Service Unavailable") {}
 
 /**
  * `500`: the server failed unexpectedly; it keeps serving.
@@ -109,11 +85,7 @@ export class Unavailable extends HttpApiError.Problem<Unavailable>()(
  * @category errors
  * @since 0.1.0
  */
-export class Internal extends HttpApiError.Problem<Internal>()(
-  "Internal",
-  { type: "about:blank", status: 500, title: "Internal Server Error" },
-  fields
-) {}
+export class Internal extends problem<Internal>()("Internal", 500, "Internal Server Error") {}
 
 /**
  * Any of the problems.

@@ -1,16 +1,7 @@
-import { WorkingContext } from "../src/index.ts"
+import { SeededRandom, WorkingContext } from "../src/index.ts"
 
 /** mulberry32: a small seeded PRNG for reproducible inputs. */
-export const prng = (seed: number): (() => number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export const prng = SeededRandom.make
 
 /**
  * A valid working context with exactly `entries` entries at K = 32, max LOD2: a random mix of LOD2

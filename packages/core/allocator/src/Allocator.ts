@@ -7,9 +7,10 @@
  * @since 0.1.0
  */
 import { byRank, emptyCooldowns, fail, finish, validate } from "./internal/allocation.ts"
-import { collect, Heap, prng, type RawCandidate, Touched } from "./internal/core.ts"
+import { collect, Heap, type RawCandidate, Touched } from "./internal/core.ts"
 import * as Optimal from "./internal/optimal.ts"
 import * as Pressure from "./internal/pressure.ts"
+import * as SeededRandom from "./SeededRandom.ts"
 import type { WorkingContext } from "./WorkingContext.ts"
 
 export { AllocatorInputError, defaults, resolveConfig } from "./internal/allocation.ts"
@@ -274,7 +275,7 @@ export const stochastic = (
   if (!Number.isFinite(options.seed)) fail(`seed must be a finite number, got ${options.seed}`)
   const { expands, collapses } = collect(wc, scores, resolved, cooldowns)
   const pool = expands.concat(collapses).sort(byRank)
-  const random = prng(options.seed)
+  const random = SeededRandom.make(options.seed)
   const K = wc.blockSize
   const touched = new Touched(wc.entries.length, K)
   const applied: Array<RawCandidate> = []

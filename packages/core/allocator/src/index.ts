@@ -48,6 +48,13 @@ export * from "./LensScorer.ts"
 export * from "./LodTree.ts"
 
 /**
+ * A seeded pseudo-random generator: the same sequence for the same seed on every platform.
+ *
+ * @since 0.1.0
+ */
+export * as SeededRandom from "./SeededRandom.ts"
+
+/**
  * The working context: entries tiling the history, one budget slot each.
  *
  * @since 0.1.0

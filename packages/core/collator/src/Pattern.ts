@@ -8,12 +8,8 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "./Entry.ts"
-import { toAlert } from "./internal/alert.ts"
-import { isLive } from "./internal/data.ts"
-import { checkInput } from "./internal/input.ts"
+import { liveCheck } from "./internal/alert.ts"
 import * as internal from "./internal/pattern.ts"
-import { makeZoneCache } from "./internal/time.ts"
 
 /**
  * The condition keys a pattern may use: `day_of_week` (a day name or a list of them), `hour_range`
@@ -60,16 +56,6 @@ export const validateConditions: (conditions: unknown) => ConditionProblem | und
  * @category predicates
  * @since 0.1.0
  */
-export const matchesPattern = (
-  alert: Entry,
-  patterns: ReadonlyArray<Entry>,
-  now: Date,
-  options: { readonly timezone?: string } = {}
-): boolean => {
-  const nowMs = checkInput(now, options.timezone)
-  const zone = makeZoneCache(nowMs, options.timezone ?? "UTC")
-  const parsed = toAlert(alert)
-  return patterns.some(
-    (entry) => isLive(entry, nowMs) && internal.patternMatches(internal.toPattern(entry), parsed, zone)
-  )
-}
+export const matchesPattern = liveCheck(internal.toPattern, (alert, patterns, _now, zone) =>
+  patterns.some((pattern) => internal.patternMatches(pattern, alert, zone))
+)

@@ -9,12 +9,8 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "./Entry.ts"
-import { toAlert } from "./internal/alert.ts"
-import { isLive } from "./internal/data.ts"
-import { checkInput } from "./internal/input.ts"
+import { liveCheck } from "./internal/alert.ts"
 import * as internal from "./internal/suppression.ts"
-import { makeZoneCache } from "./internal/time.ts"
 
 /**
  * Checks a suppression's `time_intervals` (`[{ weekdays?, times?: [{ start_time, end_time }], location? }]`);
@@ -36,20 +32,7 @@ export const validateTimeIntervals: (value: unknown) => string | undefined = int
  * @category predicates
  * @since 0.1.0
  */
-export const isSuppressed = (
-  alert: Entry,
-  suppressions: ReadonlyArray<Entry>,
-  now: Date,
-  options: { readonly timezone?: string } = {}
-): boolean => {
-  const nowMs = checkInput(now, options.timezone)
-  const zone = makeZoneCache(nowMs, options.timezone ?? "UTC")
-  const parsed = toAlert(alert)
-  const list: Array<internal.Suppression> = []
-  for (const entry of suppressions) {
-    if (!isLive(entry, nowMs)) continue
-    const suppression = internal.toSuppression(entry)
-    if (suppression !== undefined) list.push(suppression)
-  }
-  return internal.suppressedBy(parsed, list, nowMs, zone) !== undefined
-}
+export const isSuppressed = liveCheck(
+  internal.toSuppression,
+  (alert, suppressions, now, zone) => internal.suppressedBy(alert, suppressions, now, zone) !== undefined
+)

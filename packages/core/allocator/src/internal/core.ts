@@ -247,22 +247,6 @@ export const addCooldowns = (
 }
 
 /**
- * A small seeded PRNG (mulberry32) returning floats in [0, 1).
- *
- * @internal
- */
-export const prng = (seed: number): (() => number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-/**
  * The top `k` values of `values` in descending order (k small: insertion into a sorted buffer).
  *
  * @internal

@@ -6,9 +6,10 @@
  */
 import type { Entry } from "../Entry.ts"
 import { severityRank } from "../Entry.ts"
-import { type Data, dataOf, setOwn, str, tagsOf } from "./data.ts"
+import { type Data, dataOf, isLive, setOwn, str, tagsOf } from "./data.ts"
+import { checkInput } from "./input.ts"
 import { words } from "./text.ts"
-import { parseIso } from "./time.ts"
+import { makeZoneCache, parseIso, type ZoneCache } from "./time.ts"
 
 export interface Alert {
   readonly entry: Entry
@@ -161,3 +162,25 @@ export const labelOf = (alert: Alert, label: string): string | undefined => {
       return alert.labels[label]
   }
 }
+
+/**
+ * Builds a one-alert check of the public API (`matchesPattern`, `isSuppressed`): "does what the live `entries` say
+ * apply to `alert` at `now`". It validates `now` and `options.timezone` (throwing `CollatorInputError`), skips
+ * entries that expired or were deleted, reads the rest with `read` (dropping those it cannot read) and leaves the
+ * verdict to `applies`, with `now` in milliseconds and the time-zone cache (default zone UTC).
+ */
+export const liveCheck =
+  <A>(
+    read: (entry: Entry) => A | undefined,
+    applies: (alert: Alert, read: ReadonlyArray<A>, now: number, zone: ZoneCache) => boolean
+  ) =>
+  (alert: Entry, entries: ReadonlyArray<Entry>, now: Date, options: { readonly timezone?: string } = {}): boolean => {
+    const nowMs = checkInput(now, options.timezone)
+    const list: Array<A> = []
+    for (const entry of entries) {
+      if (!isLive(entry, nowMs)) continue
+      const value = read(entry)
+      if (value !== undefined) list.push(value)
+    }
+    return applies(toAlert(alert), list, nowMs, makeZoneCache(nowMs, options.timezone ?? "UTC"))
+  }
