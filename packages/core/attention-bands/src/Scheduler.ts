@@ -198,134 +198,156 @@ const targetMetrics = (agent: string) => {
   return { pollsOf, setGauge, report, remove }
 }
 
-/** What a poll needs: the agent, its tracker and metrics, and the poll itself with its context. */
-interface PollDeps<E, R> {
-  readonly agent: string
-  readonly tracker: Tracker.Tracker
-  readonly bandOf: (target: string) => Band
-  readonly metrics: ReturnType<typeof targetMetrics>
-  readonly poll: (band: Band) => Effect.Effect<unknown, E, R>
+/**
+ * One scheduler's state, shared by its operations below: the tracker and the transitions it produced since they were
+ * last reported, the engagement table, the metrics, the poll with its context, and whether polling is paused.
+ */
+interface Core<E, R> {
+  readonly options: SchedulerOptions<E, R>
   readonly context: Context.Context<R>
+  readonly tracker: Tracker.Tracker
+  readonly transitions: Array<Tracker.Transition>
+  readonly engagement: Engagement.Engagement
+  readonly metrics: ReturnType<typeof targetMetrics>
+  paused: boolean
 }
 
+const makeCore = <E, R>(options: SchedulerOptions<E, R>, context: Context.Context<R>): Core<E, R> => {
+  const transitions: Array<Tracker.Transition> = []
+  return {
+    options,
+    context,
+    tracker: Tracker.make(options.config, { onTransition: (transition) => transitions.push(transition) }),
+    transitions,
+    engagement: Engagement.make(options.config),
+    metrics: targetMetrics(options.agent),
+    paused: false
+  }
+}
+
+const bandOf = <E, R>(core: Core<E, R>, target: string): Band =>
+  Option.match(core.tracker.get(target), { onNone: () => "IDLE", onSome: (state) => state.band })
+
+/**
+ * Runs a tracker call, then reports the transitions it produced. A target the call created without a transition
+ * (e.g. a pinned one) gets its gauge set too.
+ */
+const reporting = <A, E, R>(core: Core<E, R>, f: (now: number) => A, target?: string): Effect.Effect<A> =>
+  Effect.flatMap(seconds, (now) => {
+    const { tracker, metrics } = core
+    const sizeBefore = tracker.size
+    const result = f(now)
+    const produced = core.transitions.splice(0)
+    const reports = Effect.forEach(produced, metrics.report, { discard: true })
+    const created = target !== undefined && tracker.size > sizeBefore && produced.length === 0
+    if (!created) return produced.length === 0 ? Effect.succeed(result) : Effect.as(reports, result)
+    return Effect.as(metrics.setGauge(target, bandOf(core, target)), result)
+  })
+
 /** Polls one target; a failure is logged and retried next tick, a success marks the target polled and counts. */
-const pollTarget = <E, R>(deps: PollDeps<E, R>, target: string, now: number) =>
+const pollTarget = <E, R>(core: Core<E, R>, target: string, now: number) =>
   Effect.gen(function* () {
-    const { agent, tracker, bandOf } = deps
-    const exit = yield* Effect.exit(Effect.provideContext(deps.poll(bandOf(target)), deps.context))
+    const { options, tracker } = core
+    const band = bandOf(core, target)
+    const exit = yield* Effect.exit(Effect.provideContext(options.poll(target, band), core.context))
     if (Exit.isFailure(exit)) {
-      yield* Effect.logWarning(`attention: poll failed agent=${agent} target=${target}; retrying next tick`, exit.cause)
-      return { target, band: bandOf(target), outcome: "failed" } satisfies PollResult
+      yield* Effect.logWarning(
+        `attention: poll failed agent=${options.agent} target=${target}; retrying next tick`,
+        exit.cause
+      )
+      return { target, band: bandOf(core, target), outcome: "failed" } satisfies PollResult
     }
     const outcome = outcomeOf(exit.value)
     const state = tracker.get(target)
     // Parted while the poll ran: do not bring it back.
     if (Option.isNone(state)) return { target, band: "IDLE", outcome } satisfies PollResult
     tracker.markPolled(target, now)
-    const band = state.value.band
-    yield* Metric.update(deps.metrics.pollsOf(target, band, outcome), 1)
-    return { target, band, outcome } satisfies PollResult
+    yield* Metric.update(core.metrics.pollsOf(target, state.value.band, outcome), 1)
+    return { target, band: state.value.band, outcome } satisfies PollResult
   })
 
-// Longer than ~80 lines on purpose: it is the service's closure, a member of a few lines per operation over the
-// one tracker, engagement and metrics they share; the metrics and the poll itself are their own functions above.
-const make = Effect.fnUntraced(function* <E, R>(
-  options: SchedulerOptions<E, R>
-): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
-  const { agent, config } = options
-  const context = yield* Effect.context<R>()
-  const transitions: Array<Tracker.Transition> = []
-  const tracker = Tracker.make(config, { onTransition: (transition) => transitions.push(transition) })
-  const engagement = Engagement.make(config)
-  let paused = false
-
-  const metrics = targetMetrics(agent)
-  const { setGauge, report } = metrics
-
-  /**
-   * Runs a tracker call, then reports the transitions it produced. A target the call created without a transition
-   * (e.g. a pinned one) gets its gauge set too.
-   */
-  const reporting = <A>(f: (now: number) => A, target?: string): Effect.Effect<A> =>
-    Effect.flatMap(seconds, (now) => {
-      const sizeBefore = tracker.size
-      const result = f(now)
-      const produced = transitions.splice(0)
-      const reports = Effect.forEach(produced, report, { discard: true })
-      const created = target !== undefined && tracker.size > sizeBefore && produced.length === 0
-      if (!created) return produced.length === 0 ? Effect.succeed(result) : Effect.as(reports, result)
-      return Effect.as(setGauge(target, bandOf(target)), result)
-    })
-
-  const bandOf = (target: string): Band =>
-    Option.match(tracker.get(target), { onNone: () => "IDLE", onSome: (state) => state.band })
-
-  const pollOne = (target: string, now: number) =>
-    pollTarget({ agent, tracker, bandOf, metrics, poll: (band) => options.poll(target, band), context }, target, now)
-
-  const pollAll = (targets: ReadonlyArray<string>, now: number) =>
-    Effect.forEach(targets, (target) => pollOne(target, now))
-
-  const tick: Effect.Effect<ReadonlyArray<PollResult>> = Effect.suspend(() => {
-    if (paused) return Effect.succeed([])
-    if (!config.enabled) {
-      return Effect.flatMap(seconds, (now) => pollAll([...tracker.snapshot().keys()], now))
+/**
+ * One tick: nothing while paused; with attention enabled, decay then a poll of each due target; in legacy mode
+ * (attention disabled) a poll of every tracked target.
+ */
+const tick = <E, R>(core: Core<E, R>): Effect.Effect<ReadonlyArray<PollResult>> =>
+  Effect.suspend(() => {
+    if (core.paused) return Effect.succeed([])
+    const pollAll = (targets: ReadonlyArray<string>, now: number) =>
+      Effect.forEach(targets, (target) => pollTarget(core, target, now))
+    if (!core.options.config.enabled) {
+      return Effect.flatMap(seconds, (now) => pollAll([...core.tracker.snapshot().keys()], now))
     }
     return Effect.flatMap(seconds, (now) =>
       Effect.flatMap(
-        reporting(() => tracker.dueTargets(now)),
+        reporting(core, () => core.tracker.dueTargets(now)),
         (due) => pollAll(due, now)
       )
     )
   })
 
-  const join = (target: string) =>
-    Effect.tap(
-      Effect.sync(() => tracker.seed(target)),
-      (band) => setGauge(target, band)
-    )
+const join = <E, R>(core: Core<E, R>, target: string): Effect.Effect<Band> =>
+  Effect.tap(
+    Effect.sync(() => core.tracker.seed(target)),
+    (band) => core.metrics.setGauge(target, band)
+  )
 
-  yield* Effect.logInfo(AttentionConfig.summary(config, { override: options.override }))
-  for (const target of options.targets ?? []) yield* join(target)
-
-  // Legacy mode (attention disabled): poll every tracked target every `poll_interval` seconds; none when <= 0.
-  const period = config.enabled ? config.tick_s : config.poll_interval
-  if (period > 0) {
-    yield* Effect.sleep(Duration.seconds(period)).pipe(Effect.andThen(tick), Effect.forever, Effect.forkScoped)
-  }
-
+/** The service over one scheduler's state: a few lines per operation. */
+const service = <E, R>(core: Core<E, R>): SchedulerShape => {
+  const { tracker, engagement } = core
   return {
-    config,
+    config: core.options.config,
     direct: (target) =>
-      reporting((now) => {
-        engagement.engage(target, now)
-        return tracker.onDirect(target, now)
-      }, target),
+      reporting(
+        core,
+        (now) => {
+          engagement.engage(target, now)
+          return tracker.onDirect(target, now)
+        },
+        target
+      ),
     ambient: (target) =>
       reporting(
+        core,
         (now) => (engagement.isEngaged(target, now) ? Option.some(tracker.onAmbient(target, now)) : Option.none()),
         target
       ),
     outgoing: (target) => Effect.map(seconds, (now) => engagement.engage(target, now)),
-    set: (target, band, setOptions) => reporting((now) => tracker.set(target, band, now, setOptions), target),
-    join,
+    set: (target, band, setOptions) => reporting(core, (now) => tracker.set(target, band, now, setOptions), target),
+    join: (target) => join(core, target),
     part: (target) =>
       Effect.suspend(() => {
         const engaged = engagement.forget(target)
         const known = tracker.forget(target) || engaged
-        return Effect.as(metrics.remove(target), known)
+        return Effect.as(core.metrics.remove(target), known)
       }),
     pause: Effect.sync(() => {
-      paused = true
+      core.paused = true
     }),
     resume: Effect.sync(() => {
-      paused = false
+      core.paused = false
     }),
-    isPaused: Effect.sync(() => paused),
-    tick,
+    isPaused: Effect.sync(() => core.paused),
+    tick: tick(core),
     get: (target) => Effect.sync(() => tracker.get(target)),
     snapshot: Effect.sync(() => tracker.snapshot())
-  } satisfies SchedulerShape
+  }
+}
+
+/** Builds the state, logs the startup summary, seeds the configured targets and forks the loop. */
+const make = Effect.fnUntraced(function* <E, R>(
+  options: SchedulerOptions<E, R>
+): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
+  const { config } = options
+  const core = makeCore(options, yield* Effect.context<R>())
+  yield* Effect.logInfo(AttentionConfig.summary(config, { override: options.override }))
+  for (const target of options.targets ?? []) yield* join(core, target)
+  // Legacy mode (attention disabled): poll every tracked target every `poll_interval` seconds; none when <= 0.
+  const period = config.enabled ? config.tick_s : config.poll_interval
+  if (period > 0) {
+    yield* Effect.sleep(Duration.seconds(period)).pipe(Effect.andThen(tick(core)), Effect.forever, Effect.forkScoped)
+  }
+  return service(core)
 })
 
 /**
