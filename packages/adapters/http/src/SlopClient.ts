@@ -167,6 +167,142 @@ const backoff = (options: Options["reconnect"], attempt: number): Duration.Durat
 }
 
 /**
+ * One client's state, shared by the steps below (send, receive, one session, the reconnect loop): the open writer,
+ * the answers still owed, the messages waiting for a connection, and the counters.
+ */
+interface Connection {
+  readonly options: Options
+  readonly socket: Socket.Socket
+  readonly inbox: Queue.Queue<Message.Outbound, Cause.Done>
+  /** Settled by the first connection: opened, or failed (which fails `make`). */
+  readonly first: Deferred.Deferred<void, SlopClientError>
+  readonly maxPending: number
+  /** The current subscriptions' `subscribe` messages by id, resent on every connection. */
+  readonly subscriptions: Map<string, string>
+  /** ids of queries and invokes written on the current connection and not answered yet. */
+  readonly pending: Set<string>
+  /** Messages sent while disconnected, written when the next connection opens. */
+  waiting: Array<{ readonly text: string; readonly id: string | undefined }>
+  writer: Socket.Writer | undefined
+  state: State
+  connections: number
+  dropped: number
+  closed: boolean
+}
+
+/** Answers a request whose connection was lost with a `connection_lost` error. */
+const lost = (c: Connection, id: string) =>
+  Queue.offerUnsafe(c.inbox, {
+    type: "error",
+    id,
+    error: {
+      code: "connection_lost",
+      message: `the connection to ${c.options.url} was lost before the answer came; the request may or may not have run`
+    }
+  })
+
+const send =
+  (c: Connection) =>
+  (message: unknown): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const text = JSON.stringify(message)
+      const type = typeOf(message)
+      const id = type === "subscribe" || type === "unsubscribe" ? undefined : idOf(message)
+      if (type === "subscribe") c.subscriptions.set(idOf(message) ?? "", text)
+      else if (type === "unsubscribe") c.subscriptions.delete(idOf(message) ?? "")
+      if (c.writer !== undefined) {
+        if (id !== undefined) c.pending.add(id)
+        return c.writer.write(text).pipe(Effect.ignore)
+      }
+      // disconnected: subscriptions are resent on reconnect; other messages wait, up to maxPending
+      if (type === "subscribe" || type === "unsubscribe") return Effect.void
+      if (c.waiting.length < c.maxPending) c.waiting.push({ text, id })
+      else if (id !== undefined) lost(c, id)
+      return Effect.void
+    })
+
+const receive = (c: Connection, frame: string | Uint8Array) => {
+  const message = decodeFrame(frame)
+  if (message === undefined) {
+    c.dropped++
+    return
+  }
+  for (const id of answered(message)) c.pending.delete(id)
+  Queue.offerUnsafe(c.inbox, message)
+}
+
+/** One connection, from dialling to its end (a close or an error); the answers it still owed are `lost`. */
+const session = (c: Connection) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const reader = yield* c.socket.reader
+      const opened = yield* c.socket.writer
+      c.connections++
+      c.state = "open"
+      for (const text of c.subscriptions.values()) yield* opened.write(text)
+      // messages sent meanwhile join `waiting`: write until it stays empty, then take over
+      while (c.waiting.length > 0) {
+        const held = c.waiting
+        c.waiting = []
+        for (const { id, text } of held) {
+          if (id !== undefined) c.pending.add(id)
+          yield* opened.write(text)
+        }
+      }
+      c.writer = opened
+      yield* Deferred.succeed(c.first, undefined)
+      return yield* Effect.forever(
+        Effect.map(reader.pull, (frames) => {
+          for (const frame of frames) receive(c, frame)
+        })
+      )
+    })
+  ).pipe(
+    Effect.ensuring(
+      Effect.sync(() => {
+        c.writer = undefined
+        for (const id of c.pending) lost(c, id)
+        c.pending.clear()
+      })
+    )
+  )
+
+/**
+ * Runs sessions until the client is closed or the reconnect attempts run out, sleeping with backoff between them;
+ * a first attempt that fails fails `make`. Ends `messages` when it stops.
+ */
+const run = (c: Connection) =>
+  Effect.gen(function* () {
+    let failures = 0
+    const retry = c.options.reconnect
+    const maxAttempts = retry === false ? 0 : (retry?.maxAttempts ?? Infinity)
+    while (!c.closed) {
+      const before = c.connections
+      const exit = yield* Effect.exit(session(c))
+      if (c.connections === before) {
+        // the attempt failed before opening: the first one fails `make`
+        if (c.connections === 0) {
+          const reason = exit._tag === "Failure" ? "the server refused or cannot be reached" : "it closed at once"
+          const url = c.options.url
+          yield* Deferred.fail(c.first, new SlopClientError({ url, message: `could not connect to ${url}: ${reason}` }))
+          return
+        }
+        failures++
+      } else failures = 1
+      if (c.closed || failures > maxAttempts) return
+      c.state = "reconnecting"
+      yield* Effect.sleep(backoff(retry, failures))
+    }
+  }).pipe(
+    Effect.ensuring(
+      Effect.sync(() => {
+        c.state = "closed"
+        Queue.endUnsafe(c.inbox)
+      })
+    )
+  )
+
+/**
  * Connects to a SLOP provider and keeps the connection: reconnects with backoff when it is lost, resending the
  * current subscriptions. Fails with {@link SlopClientError} when the first connection cannot be opened. The client
  * lives in the current scope.
@@ -177,136 +313,33 @@ const backoff = (options: Options["reconnect"], attempt: number): Duration.Durat
 export const make = (
   options: Options
 ): Effect.Effect<SlopClient, SlopClientError, Scope.Scope | Socket.WebSocketConstructor> =>
-  // Longer than ~80 lines on purpose: one connection's state (writer, pending answers, waiting messages, counters) is
-  // shared by its named steps below (send, receive, one session, the reconnect loop), which each stay short.
   Effect.gen(function* () {
     const url = withToken(options.url, options.token)
-    const socket = yield* Socket.makeWebSocket(url, { openTimeout: options.openTimeout })
-    const inbox = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
-    const first = yield* Deferred.make<void, SlopClientError>()
-    const maxPending = options.maxPending ?? 1000
-    const subscriptions = new Map<string, string>()
-    // ids of queries and invokes written on the current connection and not answered yet
-    const pending = new Set<string>()
-    // messages sent while disconnected, written when the next connection opens
-    let waiting: Array<{ readonly text: string; readonly id: string | undefined }> = []
-    let writer: Socket.Writer | undefined
-    let state: State = "reconnecting"
-    let connections = 0
-    let dropped = 0
-    let closed = false
-
-    const lost = (id: string) =>
-      Queue.offerUnsafe(inbox, {
-        type: "error",
-        id,
-        error: {
-          code: "connection_lost",
-          message: `the connection to ${options.url} was lost before the answer came; the request may or may not have run`
-        }
-      })
-
-    const send = (message: unknown): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const text = JSON.stringify(message)
-        const type = typeOf(message)
-        const id = type === "subscribe" || type === "unsubscribe" ? undefined : idOf(message)
-        if (type === "subscribe") subscriptions.set(idOf(message) ?? "", text)
-        else if (type === "unsubscribe") subscriptions.delete(idOf(message) ?? "")
-        if (writer !== undefined) {
-          if (id !== undefined) pending.add(id)
-          return writer.write(text).pipe(Effect.ignore)
-        }
-        // disconnected: subscriptions are resent on reconnect; other messages wait, up to maxPending
-        if (type === "subscribe" || type === "unsubscribe") return Effect.void
-        if (waiting.length < maxPending) waiting.push({ text, id })
-        else if (id !== undefined) lost(id)
-        return Effect.void
-      })
-
-    const receive = (frame: string | Uint8Array) => {
-      const message = decodeFrame(frame)
-      if (message === undefined) {
-        dropped++
-        return
-      }
-      for (const id of answered(message)) pending.delete(id)
-      Queue.offerUnsafe(inbox, message)
+    const c: Connection = {
+      options,
+      socket: yield* Socket.makeWebSocket(url, { openTimeout: options.openTimeout }),
+      inbox: yield* Queue.unbounded<Message.Outbound, Cause.Done>(),
+      first: yield* Deferred.make<void, SlopClientError>(),
+      maxPending: options.maxPending ?? 1000,
+      subscriptions: new Map(),
+      pending: new Set(),
+      waiting: [],
+      writer: undefined,
+      state: "reconnecting",
+      connections: 0,
+      dropped: 0,
+      closed: false
     }
-
-    // One connection, from dialling to its end (a close or an error).
-    const session = Effect.scoped(
-      Effect.gen(function* () {
-        const reader = yield* socket.reader
-        const opened = yield* socket.writer
-        connections++
-        state = "open"
-        for (const text of subscriptions.values()) yield* opened.write(text)
-        // messages sent meanwhile join `waiting`: write until it stays empty, then take over
-        while (waiting.length > 0) {
-          const held = waiting
-          waiting = []
-          for (const { id, text } of held) {
-            if (id !== undefined) pending.add(id)
-            yield* opened.write(text)
-          }
-        }
-        writer = opened
-        yield* Deferred.succeed(first, undefined)
-        return yield* Effect.forever(Effect.map(reader.pull, (frames) => frames.forEach(receive)))
-      })
-    ).pipe(
-      Effect.ensuring(
-        Effect.sync(() => {
-          writer = undefined
-          for (const id of pending) lost(id)
-          pending.clear()
-        })
-      )
-    )
-
-    const run = Effect.gen(function* () {
-      let failures = 0
-      const retry = options.reconnect
-      const maxAttempts = retry === false ? 0 : (retry?.maxAttempts ?? Infinity)
-      while (!closed) {
-        const before = connections
-        const exit = yield* Effect.exit(session)
-        if (connections === before) {
-          // the attempt failed before opening: the first one fails `make`
-          if (connections === 0) {
-            const reason = exit._tag === "Failure" ? "the server refused or cannot be reached" : "it closed at once"
-            yield* Deferred.fail(
-              first,
-              new SlopClientError({ url: options.url, message: `could not connect to ${options.url}: ${reason}` })
-            )
-            return
-          }
-          failures++
-        } else failures = 1
-        if (closed || failures > maxAttempts) return
-        state = "reconnecting"
-        yield* Effect.sleep(backoff(retry, failures))
-      }
-    }).pipe(
-      Effect.ensuring(
-        Effect.sync(() => {
-          state = "closed"
-          Queue.endUnsafe(inbox)
-        })
-      )
-    )
-
-    const fiber = yield* Effect.forkScoped(run)
-    yield* Deferred.await(first)
+    const fiber = yield* Effect.forkScoped(run(c))
+    yield* Deferred.await(c.first)
     const client: SlopClient = {
-      send,
-      messages: Stream.fromQueue(inbox),
-      state: Effect.sync(() => state),
-      connections: Effect.sync(() => connections),
-      dropped: Effect.sync(() => dropped),
+      send: send(c),
+      messages: Stream.fromQueue(c.inbox),
+      state: Effect.sync(() => c.state),
+      connections: Effect.sync(() => c.connections),
+      dropped: Effect.sync(() => c.dropped),
       close: Effect.suspend(() => {
-        closed = true
+        c.closed = true
         return Fiber.interrupt(fiber)
       })
     }
