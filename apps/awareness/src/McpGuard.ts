@@ -154,6 +154,142 @@ const asDelete = (request: HttpServerRequest.HttpServerRequest, id: string, sess
   }) as HttpServerRequest.HttpServerRequest
 }
 
+/** The transport the guard wraps: effect/ai's Streamable HTTP route. */
+type Transport = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+
+/** The guard's limits, its open sessions and the transport, shared by the steps below. */
+interface Guard {
+  readonly options: Options
+  readonly path: string
+  readonly sessions: Map<string, Session>
+  readonly transport: Transport
+}
+
+const tooLarge = (options: Options) =>
+  rpcError(
+    413,
+    null,
+    -32600,
+    `Request body too large: the limit is ${options.maxBodyBytes} bytes (HEED_MAX_BODY_BYTES).`,
+    { connection: "close" }
+  )
+
+const isExpired = (options: Options, session: Session, now: number) =>
+  options.sessionIdleMs > 0 && now - session.lastSeen >= options.sessionIdleMs
+
+/** Ends a session through the transport's own DELETE route, then forgets it. */
+const end = (g: Guard, request: HttpServerRequest.HttpServerRequest, id: string, session: Session) =>
+  Effect.provideService(g.transport, HttpServerRequest.HttpServerRequest, asDelete(request, id, session)).pipe(
+    Effect.ignore,
+    Effect.andThen(Effect.sync(() => g.sessions.delete(id)))
+  )
+
+/** Ends every idle session. */
+const sweep = (g: Guard, request: HttpServerRequest.HttpServerRequest, now: number) =>
+  Effect.forEach(
+    [...g.sessions].filter(([, session]) => isExpired(g.options, session, now)),
+    ([id, session]) => end(g, request, id, session),
+    { discard: true }
+  )
+
+/**
+ * An `initialize` without a session: idle sessions end first, one over the cap is refused with 503, and the session
+ * the transport opens is recorded.
+ */
+const initialize = Effect.fnUntraced(function* (
+  g: Guard,
+  request: HttpServerRequest.HttpServerRequest,
+  id: unknown,
+  now: number
+) {
+  yield* sweep(g, request, now)
+  if (g.sessions.size >= g.options.maxSessions) {
+    return rpcError(
+      503,
+      id,
+      -32000,
+      `Too many open sessions (the limit is ${g.options.maxSessions}, HEED_MAX_SESSIONS): end unused ones with DELETE ${g.path} or retry after idle ones expire.`,
+      { "retry-after": "60" }
+    )
+  }
+  const response = cleaned(yield* g.transport)
+  // The transport adds the session header in its own pre-response handler, which runs before this one.
+  yield* HttpEffect.appendPreResponseHandler((_, final) =>
+    Effect.sync(() => {
+      const created = final.headers[SESSION]
+      if (created !== undefined) {
+        g.sessions.set(created, { lastSeen: now, protocolVersion: final.headers[VERSION] })
+      }
+      return final
+    })
+  )
+  return response
+})
+
+/**
+ * A POST: the body within the size limit, JSON-RPC framing checked (batches pass through), a notification answered
+ * 202 with no body, a reply over the size limit replaced by an error.
+ */
+const post = Effect.fnUntraced(function* (g: Guard, request: HttpServerRequest.HttpServerRequest, now: number) {
+  const { options } = g
+  const declared = Number(request.headers["content-length"] ?? 0)
+  if (declared > options.maxBodyBytes) return tooLarge(options)
+  const body = yield* request.text.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
+    Effect.option
+  )
+  if (body._tag === "None") return tooLarge(options)
+  let message: unknown
+  try {
+    message = JSON.parse(body.value)
+  } catch (cause) {
+    return rpcError(400, null, -32700, `Parse error: the body is not JSON (${(cause as Error).message})`)
+  }
+  if (Array.isArray(message)) return cleaned(yield* g.transport)
+  const invalid = invalidReason(message)
+  const fields = message as Record<string, unknown>
+  if (invalid !== undefined) {
+    return rpcError(400, isId(fields?.id) ? fields.id : null, -32600, `Invalid Request: ${invalid}`)
+  }
+  if (request.headers[SESSION] === undefined && fields.method === "initialize") {
+    return yield* initialize(g, request, fields.id, now)
+  }
+  if (!("id" in fields)) {
+    return yield* g.transport.pipe(Effect.ignore, Effect.as(HttpServerResponse.empty({ status: 202 })))
+  }
+  return bounded(cleaned(yield* g.transport), fields, options.maxResponseBytes ?? 4 * 1024 * 1024)
+})
+
+/** One request: off the MCP path it passes through; on it, an expired session answers 404 and is ended. */
+const handle = (g: Guard) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!(request.url === g.path || request.url.startsWith(`${g.path}?`))) return yield* g.transport
+    // Idle time is measured on the monotonic clock: a wall-clock jump must not end sessions.
+    const now = Number((yield* Clock.monotonicTimeNanos) / 1_000_000n)
+    const sessionId = request.headers[SESSION]
+    const session = sessionId === undefined ? undefined : g.sessions.get(sessionId)
+    if (sessionId !== undefined && session !== undefined) {
+      if (isExpired(g.options, session, now)) {
+        yield* end(g, request, sessionId, session)
+        return rpcError(
+          404,
+          null,
+          -32001,
+          `Session expired after ${Math.round(g.options.sessionIdleMs / 1000)} s without requests (HEED_SESSION_IDLE_SEC): send a new initialize.`
+        )
+      }
+      session.lastSeen = now
+    }
+    if (request.method === "DELETE") {
+      const response = yield* g.transport
+      if (sessionId !== undefined && response.status < 300) g.sessions.delete(sessionId)
+      return response
+    }
+    if (request.method !== "POST") return yield* g.transport
+    return yield* post(g, request, now)
+  })
+
 /**
  * The guard as global HTTP middleware (it acts on the MCP path only).
  *
@@ -165,114 +301,7 @@ export const layer = (options: Options) =>
     Effect.sync(() => {
       const path = options.path ?? "/mcp"
       const sessions = new Map<string, Session>()
-      const onPath = (url: string) => url === path || url.startsWith(`${path}?`)
-
-      return (
-        httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
-      ) => {
-        const end = (request: HttpServerRequest.HttpServerRequest, id: string, session: Session) =>
-          Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, asDelete(request, id, session)).pipe(
-            Effect.ignore,
-            Effect.andThen(Effect.sync(() => sessions.delete(id)))
-          )
-        const expired = (session: Session, now: number) =>
-          options.sessionIdleMs > 0 && now - session.lastSeen >= options.sessionIdleMs
-        const sweep = (request: HttpServerRequest.HttpServerRequest, now: number) =>
-          Effect.forEach(
-            [...sessions].filter(([, session]) => expired(session, now)),
-            ([id, session]) => end(request, id, session),
-            { discard: true }
-          )
-
-        const post = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, now: number) {
-          const declared = Number(request.headers["content-length"] ?? 0)
-          if (declared > options.maxBodyBytes) return tooLarge()
-          const body = yield* request.text.pipe(
-            Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes)),
-            Effect.option
-          )
-          if (body._tag === "None") return tooLarge()
-          let message: unknown
-          try {
-            message = JSON.parse(body.value)
-          } catch (cause) {
-            return rpcError(400, null, -32700, `Parse error: the body is not JSON (${(cause as Error).message})`)
-          }
-          if (Array.isArray(message)) return cleaned(yield* httpEffect)
-          const invalid = invalidReason(message)
-          const fields = message as Record<string, unknown>
-          if (invalid !== undefined) {
-            return rpcError(400, isId(fields?.id) ? fields.id : null, -32600, `Invalid Request: ${invalid}`)
-          }
-          const sessionId = request.headers[SESSION]
-          if (sessionId === undefined && fields.method === "initialize") {
-            yield* sweep(request, now)
-            if (sessions.size >= options.maxSessions) {
-              return rpcError(
-                503,
-                fields.id,
-                -32000,
-                `Too many open sessions (the limit is ${options.maxSessions}, HEED_MAX_SESSIONS): end unused ones with DELETE ${path} or retry after idle ones expire.`,
-                { "retry-after": "60" }
-              )
-            }
-            const response = cleaned(yield* httpEffect)
-            // The transport adds the session header in its own pre-response handler, which runs before this one.
-            yield* HttpEffect.appendPreResponseHandler((_, final) =>
-              Effect.sync(() => {
-                const created = final.headers[SESSION]
-                if (created !== undefined) {
-                  sessions.set(created, { lastSeen: now, protocolVersion: final.headers[VERSION] })
-                }
-                return final
-              })
-            )
-            return response
-          }
-          if (!("id" in fields)) {
-            return yield* httpEffect.pipe(Effect.ignore, Effect.as(HttpServerResponse.empty({ status: 202 })))
-          }
-          return bounded(cleaned(yield* httpEffect), fields, options.maxResponseBytes ?? 4 * 1024 * 1024)
-        })
-
-        return Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          if (!onPath(request.url)) return yield* httpEffect
-          // Idle time is measured on the monotonic clock: a wall-clock jump must not end sessions.
-          const now = Number((yield* Clock.monotonicTimeNanos) / 1_000_000n)
-          const sessionId = request.headers[SESSION]
-          const session = sessionId === undefined ? undefined : sessions.get(sessionId)
-          if (sessionId !== undefined && session !== undefined) {
-            if (expired(session, now)) {
-              yield* end(request, sessionId, session)
-              return rpcError(
-                404,
-                null,
-                -32001,
-                `Session expired after ${Math.round(options.sessionIdleMs / 1000)} s without requests (HEED_SESSION_IDLE_SEC): send a new initialize.`
-              )
-            }
-            session.lastSeen = now
-          }
-          if (request.method === "DELETE") {
-            const response = yield* httpEffect
-            if (sessionId !== undefined && response.status < 300) sessions.delete(sessionId)
-            return response
-          }
-          if (request.method !== "POST") return yield* httpEffect
-          return yield* post(request, now)
-        })
-      }
-
-      function tooLarge() {
-        return rpcError(
-          413,
-          null,
-          -32600,
-          `Request body too large: the limit is ${options.maxBodyBytes} bytes (HEED_MAX_BODY_BYTES).`,
-          { connection: "close" }
-        )
-      }
+      return (transport: Transport) => handle({ options, path, sessions, transport })
     }),
     { global: true }
   )
