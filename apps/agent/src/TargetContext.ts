@@ -151,6 +151,40 @@ const writeStored = (file: string, data: Stored) => {
 }
 
 /**
+ * The prompt for a turn on `effort`: the system text followed by the summaries of the efforts neither expanded nor
+ * evicted, the logs of the expanded efforts (the others sorted, `effort` last), then `prompt`.
+ */
+const promptOf = (
+  efforts: ReadonlyMap<string, Effort>,
+  expanded: ReadonlyArray<string>,
+  evicted: ReadonlySet<string>,
+  effort: string,
+  system: string,
+  prompt: string
+): ReadonlyArray<PromptMessage> => {
+  const summaries = [...efforts]
+    .filter(([id, entry]) => !expanded.includes(id) && !evicted.has(id) && entry.summary !== null)
+    .map(([id, entry]) => `- ${id}: ${entry.summary}`)
+  const out: Array<PromptMessage> = [
+    {
+      role: "system",
+      content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}`
+    }
+  ]
+  const others = expanded.filter((id) => id !== effort).sort()
+  for (const id of [...others, ...(efforts.has(effort) ? [effort] : [])]) {
+    for (const exchange of efforts.get(id)!.log) {
+      out.push(
+        { role: "user", content: `[${id}] ${exchange.incoming}` },
+        { role: "assistant", content: exchange.reply }
+      )
+    }
+  }
+  out.push({ role: "user", content: prompt })
+  return out
+}
+
+/**
  * Builds the context (loading `options.file` when it exists).
  *
  * @category constructors
@@ -193,27 +227,7 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
       expanded = [...expanded, effort]
       lastReferenced = { ...lastReferenced, [effort]: turn + 1 }
     }
-    const evicted = Decay.evicted(state(), turn + 1, config)
-    const summaries = [...efforts]
-      .filter(([id, entry]) => !expanded.includes(id) && !evicted.has(id) && entry.summary !== null)
-      .map(([id, entry]) => `- ${id}: ${entry.summary}`)
-    const out: Array<PromptMessage> = [
-      {
-        role: "system",
-        content: summaries.length === 0 ? system : `${system}\n\n${SUMMARIES_HEADER}\n${summaries.join("\n")}`
-      }
-    ]
-    const others = expanded.filter((id) => id !== effort).sort()
-    for (const id of [...others, ...(efforts.has(effort) ? [effort] : [])]) {
-      for (const exchange of efforts.get(id)!.log) {
-        out.push(
-          { role: "user", content: `[${id}] ${exchange.incoming}` },
-          { role: "assistant", content: exchange.reply }
-        )
-      }
-    }
-    out.push({ role: "user", content: prompt })
-    return out
+    return promptOf(efforts, expanded, Decay.evicted(state(), turn + 1, config), effort, system, prompt)
   }
 
   const record = (effort: string, exchange: Exchange): ReadonlyArray<string> => {

@@ -180,46 +180,64 @@ const decodeManifest = (manifestFile: string, manifestText: string) =>
     return manifest
   })
 
+/**
+ * The file operations of one session directory, each failing with a {@link SessionStoreError} that names the file:
+ * reads where a missing file reads as empty, atomic writes (a temporary file renamed over the old one), appends of
+ * JSON lines, and JSON files decoded with a schema.
+ */
+const fileOps = (fs: FileSystem.FileSystem, directory: string) => {
+  const dir = directory.replace(/[/\\]+$/, "") || "/"
+  const path = (name: string) => `${dir}/${name}`
+  const fail = (file: string, what: string) => (cause: unknown) =>
+    new SessionStoreError({
+      message: `could not ${what} ${file}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      path: file,
+      cause
+    })
+
+  const readOptional = (file: string) =>
+    fs.exists(file).pipe(
+      Effect.flatMap((exists) => (exists ? Effect.map(fs.readFileString(file), (text) => text) : Effect.succeed(""))),
+      Effect.mapError(fail(file, "read"))
+    )
+
+  const ensureDirs = fs.makeDirectory(path("efforts"), { recursive: true }).pipe(Effect.mapError(fail(dir, "create")))
+
+  const writeAtomic = (file: string, text: string) =>
+    Effect.gen(function* () {
+      yield* ensureDirs
+      const temp = `${file}.tmp`
+      yield* fs.writeFileString(temp, text).pipe(Effect.mapError(fail(temp, "write")))
+      yield* fs.rename(temp, file).pipe(Effect.mapError(fail(file, "replace")))
+    })
+
+  const append = (file: string, messages: ReadonlyArray<LogMessage>) =>
+    messages.length === 0
+      ? Effect.void
+      : ensureDirs.pipe(
+          Effect.andThen(
+            fs
+              .writeFileString(file, messages.map((message) => `${JSON.stringify(message)}\n`).join(""), {
+                flag: "a"
+              })
+              .pipe(Effect.mapError(fail(file, "append to")))
+          )
+        )
+
+  const loadJson = <A>(file: string, decode: (u: unknown) => Effect.Effect<A, Schema.SchemaError>, empty: A) =>
+    Effect.gen(function* () {
+      const text = yield* readOptional(file)
+      if (text.trim().length === 0) return empty
+      const json = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: fail(file, "parse") })
+      return yield* decode(json).pipe(Effect.mapError(fail(file, "decode")))
+    })
+
+  return { path, readOptional, writeAtomic, append, loadJson }
+}
+
 const makeFileStore = (directory: string) =>
   Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const dir = directory.replace(/[/\\]+$/, "") || "/"
-    const path = (name: string) => `${dir}/${name}`
-    const fail = (file: string, what: string) => (cause: unknown) =>
-      new SessionStoreError({
-        message: `could not ${what} ${file}: ${cause instanceof Error ? cause.message : String(cause)}`,
-        path: file,
-        cause
-      })
-
-    const readOptional = (file: string) =>
-      fs.exists(file).pipe(
-        Effect.flatMap((exists) => (exists ? Effect.map(fs.readFileString(file), (text) => text) : Effect.succeed(""))),
-        Effect.mapError(fail(file, "read"))
-      )
-
-    const ensureDirs = fs.makeDirectory(path("efforts"), { recursive: true }).pipe(Effect.mapError(fail(dir, "create")))
-
-    const writeAtomic = (file: string, text: string) =>
-      Effect.gen(function* () {
-        yield* ensureDirs
-        const temp = `${file}.tmp`
-        yield* fs.writeFileString(temp, text).pipe(Effect.mapError(fail(temp, "write")))
-        yield* fs.rename(temp, file).pipe(Effect.mapError(fail(file, "replace")))
-      })
-
-    const append = (file: string, messages: ReadonlyArray<LogMessage>) =>
-      messages.length === 0
-        ? Effect.void
-        : ensureDirs.pipe(
-            Effect.andThen(
-              fs
-                .writeFileString(file, messages.map((message) => `${JSON.stringify(message)}\n`).join(""), {
-                  flag: "a"
-                })
-                .pipe(Effect.mapError(fail(file, "append to")))
-            )
-          )
+    const { path, readOptional, writeAtomic, append, loadJson } = fileOps(yield* FileSystem.FileSystem, directory)
 
     // Where each effort's log lives, by id.
     const rawFiles = new Map<string, string>()
@@ -227,14 +245,6 @@ const makeFileStore = (directory: string) =>
       rawFiles.clear()
       for (const effort of manifest) rawFiles.set(effort.id, rawFileOf(effort))
     }
-
-    const loadJson = <A>(file: string, decode: (u: unknown) => Effect.Effect<A, Schema.SchemaError>, empty: A) =>
-      Effect.gen(function* () {
-        const text = yield* readOptional(file)
-        if (text.trim().length === 0) return empty
-        const json = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: fail(file, "parse") })
-        return yield* decode(json).pipe(Effect.mapError(fail(file, "decode")))
-      })
 
     const load = Effect.gen(function* () {
       const manifestFile = path("manifest.yaml")
