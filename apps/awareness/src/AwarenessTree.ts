@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { Collator, type Entry } from "@heed/collator"
 import type { Node as SlopNode } from "@heed/state-tree"
 import * as Predicate from "effect/Predicate"
 import { inputSchemaOf } from "./ToolCall.ts"
@@ -24,6 +25,8 @@ export interface Snapshot {
   readonly alerts: ReadonlyArray<unknown>
   readonly intentions: ReadonlyArray<unknown>
   readonly suppressions: ReadonlyArray<unknown>
+  /** The patterns (`get_knowledge` with `entry_type: "pattern"`): alerts they explain are marked, as suppressed ones. */
+  readonly patterns?: ReadonlyArray<unknown> | undefined
 }
 
 type Node = SlopNode.Node
@@ -61,6 +64,8 @@ const levelAttention: Record<string, { salience: number; urgency: Urgency }> = {
   info: { salience: 0.4, urgency: "low" }
 }
 
+const dimmedAttention: { salience: number; urgency: Urgency } = { salience: 0.2, urgency: "none" }
+
 /** The schema of an affordance: the named parameters of a tool's own input schema (never a second copy). */
 const paramsFrom = (tool: string, names: ReadonlyArray<string>): SlopNode.JsonSchema => {
   const properties = record(inputSchemaOf(tool).properties)
@@ -96,11 +101,55 @@ const cancel = {
   dangerous: true
 }
 
-const alertNode = (entry: Json): Node => {
+/** Why an alert stays out of the briefing: the suppressions that silence it and the patterns that explain it. */
+interface Screen {
+  readonly suppressions: ReadonlyArray<Json>
+  readonly patterns: ReadonlyArray<Json>
+  readonly now: Date
+}
+
+const asEntry = (json: Json): Entry => json as unknown as Entry
+
+const suppressionWhy = (suppression: Json): string => {
+  const data = record(suppression.data)
+  const reason = text(data.reason)
+  const until = text(suppression.expires)
+  return `suppressed${reason === undefined || reason === "" ? "" : `: ${reason}`}${until === undefined ? "" : ` (until ${until})`}`
+}
+
+const patternWhy = (pattern: Json): string => {
+  const data = record(pattern.data)
+  const why = text(pattern.description) ?? text(data.description) ?? text(data.effect) ?? String(pattern.id ?? "")
+  return `pattern: ${why}`
+}
+
+/**
+ * The briefing's evaluation of one alert, as reasons: each suppression that silences it and each pattern that
+ * explains it (the collator's own predicates, one entry at a time so the reason can be named).
+ */
+const evaluationOf = (entry: Json, screen: Screen): ReadonlyArray<string> => {
+  const alert = asEntry(entry)
+  const out: Array<string> = []
+  try {
+    for (const suppression of screen.suppressions) {
+      if (Collator.isSuppressed(alert, [asEntry(suppression)], screen.now)) out.push(suppressionWhy(suppression))
+    }
+    for (const pattern of screen.patterns) {
+      if (Collator.matchesPattern(alert, [asEntry(pattern)], screen.now)) out.push(patternWhy(pattern))
+    }
+  } catch {
+    // an entry the collator cannot read explains nothing
+  }
+  return out
+}
+
+const alertNode = (entry: Json, screen: Screen): Node => {
   const data = record(entry.data)
   const level = text(data.level) ?? "warning"
   const message = text(data.message) ?? ""
-  const attention = levelAttention[level] ?? levelAttention.warning!
+  const evaluation = evaluationOf(entry, screen)
+  // a suppressed or explained alert is what the briefing leaves out: it weighs little in budgeted views too
+  const attention = evaluation.length > 0 ? dimmedAttention : (levelAttention[level] ?? levelAttention.warning!)
   const properties: Record<string, unknown> = {
     entry_id: entry.id,
     alert_id: data.alert_id,
@@ -111,6 +160,7 @@ const alertNode = (entry: Json): Node => {
     reported: entry.updated ?? entry.created ?? null
   }
   if (data.metric !== undefined && data.metric !== null) properties.metric = data.metric
+  if (evaluation.length > 0) properties.evaluation = evaluation
   return {
     id: String(entry.id),
     type: "alert",
@@ -127,7 +177,13 @@ const sourceNode = (name: string, line: Json, alerts: ReadonlyArray<Node>): Node
   return {
     id: nodeId(name),
     type: "source",
-    properties: { name, status, last_report: line.last_report ?? null, headline: headline ?? null },
+    properties: {
+      name,
+      status,
+      stale: status === "stale" || line.stale === true,
+      last_report: line.last_report ?? null,
+      headline: headline ?? null
+    },
     meta: {
       salience: attention.salience,
       urgency: attention.urgency,
@@ -187,13 +243,13 @@ const collection = (id: string, children: ReadonlyArray<Node>, summary: string):
   children
 })
 
-const bySource = (alerts: ReadonlyArray<unknown>): Map<string, Array<Node>> => {
+const bySource = (alerts: ReadonlyArray<unknown>, screen: Screen): Map<string, Array<Node>> => {
   const out = new Map<string, Array<Node>>()
   for (const value of alerts) {
     const entry = record(value)
     const source = text(entry.source) ?? ""
     const list = out.get(source) ?? []
-    list.push(alertNode(entry))
+    list.push(alertNode(entry, screen))
     out.set(source, list)
   }
   return out
@@ -232,8 +288,9 @@ const lineOf = (
 
 /**
  * Builds the tree from a snapshot of the store (`nowMs` decides which intentions are due and which sources are
- * stale). Sources are every source with a status or an active alert, in name order; alerts keep the store's order
- * (newest first).
+ * stale). Sources are every source with a status or an active alert, in name order (`stale` marks one that stopped
+ * reporting, even when an alert keeps it critical); alerts keep the store's order (newest first). An alert that a
+ * suppression silences or a pattern explains lists why in `evaluation` and weighs little (salience 0.2, no urgency).
  *
  * @category constructors
  * @since 0.1.0
@@ -241,7 +298,11 @@ const lineOf = (
 export const toTree = (snapshot: Snapshot, nowMs: number): Node => {
   const briefing = record(snapshot.briefing)
   const lines = record(briefing.sources)
-  const alerts = bySource(snapshot.alerts)
+  const alerts = bySource(snapshot.alerts, {
+    suppressions: snapshot.suppressions.map(record),
+    patterns: (snapshot.patterns ?? []).map(record),
+    now: new Date(nowMs)
+  })
   const statuses = new Map<string, Json>()
   for (const value of snapshot.statuses) {
     const entry = record(value)

@@ -1,7 +1,8 @@
 /**
  * The awareness server's REST and SLOP edge, on the same port as `/mcp`: the REST API (`/v1/…`, `/openapi.json`,
- * `/docs`), each owner's live SLOP tree at `/slop` (WebSocket; bearer token in the `Authorization` header or a `token`
- * query parameter) and its discovery document at `/.well-known/slop`.
+ * `/docs`), each owner's live SLOP tree at `/slop` (WebSocket; bearer token in the `Authorization` header, a
+ * `heed.bearer.…` subprotocol as browsers send it, or a `token` query parameter), its discovery document at
+ * `/.well-known/slop`, and the dashboard page at `/` (see `Dashboard`).
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
+import * as Dashboard from "./Dashboard.ts"
 import * as LiveTree from "./LiveTree.ts"
 import { ownerOf } from "./Server.ts"
 import type { Settings } from "./Settings.ts"
@@ -87,7 +89,7 @@ const slopLayer = (settings: Settings) =>
   )
 
 /**
- * The edge routes (REST, SLOP, discovery) for the router in context, over the `Backend` (wrapped so that every
+ * The edge routes (REST, SLOP, discovery, and the dashboard page with its JSON reads) for the router in context, over the `Backend` (wrapped so that every
  * write refreshes the live trees) and the `AwarenessResolver`.
  *
  * @category layers
@@ -101,7 +103,9 @@ export const layer = (settings: Settings, options: EdgeOptions = {}) =>
         (options.rateLimitPerMinute ?? 0) > 0 ? { requests: options.rateLimitPerMinute!, windowMs: 60_000 } : undefined
     }).pipe(Layer.provide(toolsLayer(settings))),
     slopLayer(settings),
-    Discovery.layer({ id: "heed-awareness", name: "heed awareness", path: "/slop" })
+    Discovery.layer({ id: "heed-awareness", name: "heed awareness", path: "/slop" }),
+    Dashboard.apiLayer(settings),
+    Dashboard.pageLayer({ assetsDir: settings.dashboardDir })
   ).pipe(Layer.provide(LiveTree.layer({ watchIntervalMs: settings.watchIntervalMs })))
 
 /**

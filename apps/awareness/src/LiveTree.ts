@@ -46,6 +46,11 @@ export class LiveTree extends Context.Service<
     readonly providerFor: (owner: string) => Effect.Effect<Provider.Provider>
     /** The owners whose provider is held now (those with a connection open). */
     readonly owners: Effect.Effect<ReadonlyArray<string>>
+    /**
+     * An owner's tree as consumers see it now: the held provider's, else one built from the store (the dashboard's
+     * budgeted views read it).
+     */
+    readonly currentTree: (owner: string) => Effect.Effect<Node.Node, ToolFailure>
   }
 >()("@heed/awareness/LiveTree") {}
 
@@ -76,7 +81,8 @@ const snapshotOf = (owner: string): Effect.Effect<Snapshot, ToolFailure, Backend
       statuses: Effect.map(callToolAs(owner, "get_knowledge", { entry_type: "status", limit: 1000 }), entriesOf),
       alerts: Effect.map(callToolAs(owner, "get_alerts", { limit: 1000 }), entriesOf),
       intentions: Effect.map(callToolAs(owner, "get_intentions", { limit: 1000 }), entriesOf),
-      suppressions: Effect.map(callToolAs(owner, "get_suppressions", {}), entriesOf)
+      suppressions: Effect.map(callToolAs(owner, "get_suppressions", {}), entriesOf),
+      patterns: Effect.map(callToolAs(owner, "get_knowledge", { entry_type: "pattern", limit: 1000 }), entriesOf)
     },
     { concurrency: 1 }
   )
@@ -282,9 +288,18 @@ export const layer = (options: Options = {}): Layer.Layer<LiveTree, never, Backe
           })
         )
       const registry: Registry = { entries, lock, acquire }
+      const currentTree = (owner: string): Effect.Effect<Node.Node, ToolFailure> =>
+        Effect.gen(function* () {
+          const held = entries.get(owner)
+          const tree = held === undefined ? undefined : yield* held.provider.tree
+          if (tree !== undefined) return tree
+          const snapshot = yield* snapshotOf(owner)
+          return toTree(snapshot, yield* Clock.currentTimeMillis)
+        }).pipe(Effect.provideContext(context))
       return LiveTree.of({
         providerFor: (owner) => Effect.succeed(providerOf(registry, owner)),
-        owners: Effect.sync(() => [...entries.keys()])
+        owners: Effect.sync(() => [...entries.keys()]),
+        currentTree
       })
     })
   )

@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Backend } from "./Backend.ts"
 import * as Changes from "./Changes.ts"
+import * as Dashboard from "./Dashboard.ts"
 import * as Edge from "./Edge.ts"
 import * as McpGuard from "./McpGuard.ts"
 import type { Settings } from "./Settings.ts"
@@ -93,8 +94,14 @@ export const authMiddleware = (settings: Settings) =>
     (httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        // the REST and SLOP edge authenticates its own requests (problem+json, `token` query parameter)
-        if (!settings.authRequired || request.url.startsWith("/health") || Edge.isEdgePath(request.url)) {
+        // the REST and SLOP edge and the dashboard authenticate their own requests (problem+json, subprotocol
+        // tokens); the dashboard's page and assets are public
+        if (
+          !settings.authRequired ||
+          request.url.startsWith("/health") ||
+          Edge.isEdgePath(request.url) ||
+          Dashboard.isDashboardPath(request.url)
+        ) {
           return yield* httpEffect
         }
         const now = yield* Clock.currentTimeMillis
@@ -130,7 +137,7 @@ export const healthRoute = (startedAt: number) =>
 
 /**
  * The HTTP application (routes and middleware), without a listening server: useful for tests and embedding. MCP at
- * `/mcp`, the REST API under `/v1`, the live SLOP tree at `/slop` (see `Edge`), `/health`.
+ * `/mcp`, the REST API under `/v1`, the live SLOP tree at `/slop`, the dashboard at `/` (see `Edge`), `/health`.
  *
  * @category layers
  * @since 0.1.0

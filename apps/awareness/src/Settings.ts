@@ -4,7 +4,8 @@
  * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
- * (1000), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
+ * (1000), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
+ * page; default the app's `dist/web`) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
  */
@@ -49,6 +50,8 @@ export interface Settings {
   readonly maxResponseBytes: number
   /** A connection that neither sends nor reads for this long is closed, in milliseconds (0: never). */
   readonly socketTimeoutMs: number
+  /** The built dashboard page (a folder with `index.html` and `assets/`); by default the app's own `dist/web`. */
+  readonly dashboardDir?: string | undefined
 }
 
 /**
@@ -129,7 +132,8 @@ export const load = (overrides: Overrides = {}) =>
       sessionIdleSec: Config.Int("HEED_SESSION_IDLE_SEC").pipe(Config.withDefault(3600)),
       maxSessions: Config.Int("HEED_MAX_SESSIONS").pipe(Config.withDefault(1000)),
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
-      socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60))
+      socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
+      dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option)
     })
     const databaseOverride =
       overrides.databaseUrl !== undefined && Option.isSome(overrides.databaseUrl)
@@ -163,7 +167,8 @@ export const load = (overrides: Overrides = {}) =>
       sessionIdleMs: Math.max(0, env.sessionIdleSec) * 1000,
       maxSessions: Math.max(1, env.maxSessions),
       maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
-      socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000
+      socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000,
+      dashboardDir: Option.getOrUndefined(env.dashboardDir)
     }
     if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {
       return yield* Effect.fail(

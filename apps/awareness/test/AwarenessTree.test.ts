@@ -91,4 +91,65 @@ describe("AwarenessTree.toTree", () => {
       ["clear"]
     )
   })
+
+  it("alerts a suppression silences or a pattern explains say why and weigh little; stale sources are marked", () => {
+    const tree = toTree(
+      {
+        briefing: { sources: { old: { status: "critical", stale: true, headline: "Disk full" } } },
+        statuses: [status("old", "2026-06-01T10:00:00Z")],
+        alerts: [
+          {
+            ...alert("disk", "nas", "critical", "Disk full"),
+            tags: [],
+            data: { alert_id: "disk", level: "critical", message: "Disk full", metric: "disk" }
+          },
+          { ...alert("torrent", "nas", "warning", "qbittorrent stopped"), tags: [] },
+          { ...alert("fan", "nas", "warning", "Fan slow"), tags: [] },
+          { ...alert("gone", "old", "critical", "Disk full"), tags: [] }
+        ],
+        intentions: [],
+        suppressions: [
+          {
+            id: "s1",
+            type: "suppression",
+            source: "nas",
+            tags: [],
+            created: "2026-06-01T11:30:00Z",
+            expires: "2026-06-01T13:00:00Z",
+            data: { metric: "disk", suppress_level: "critical", reason: "disk swap", escalation_override: true }
+          }
+        ],
+        patterns: [
+          {
+            id: "p1",
+            type: "pattern",
+            source: "nas",
+            tags: [],
+            created: "2026-06-01T09:00:00Z",
+            data: {
+              description: "the torrent client restarts nightly",
+              conditions: {},
+              effect: "suppress qbittorrent stopped"
+            }
+          }
+        ]
+      },
+      now
+    )
+    const nas = tree.children![0]!.children!.find((node) => node.id === "nas")!
+    const byId = Object.fromEntries(nas.children!.map((node) => [node.properties!.alert_id, node] as const))
+    assert.deepStrictEqual(byId.fan!.properties!.evaluation, undefined)
+    assert.strictEqual(byId.fan!.meta!.salience, 0.7)
+    const disk = byId.disk!.properties!.evaluation as ReadonlyArray<string>
+    assert.strictEqual(disk.length, 1)
+    assert.include(disk[0], "suppressed: disk swap (until 2026-06-01T13:00:00Z)")
+    assert.strictEqual(byId.disk!.meta!.salience, 0.2)
+    assert.strictEqual(byId.disk!.meta!.urgency, "none")
+    const torrent = byId.torrent!.properties!.evaluation as ReadonlyArray<string>
+    assert.deepStrictEqual(torrent, ["pattern: the torrent client restarts nightly"])
+    const old = tree.children![0]!.children!.find((node) => node.id === "old")!
+    assert.strictEqual(old.properties!.status, "critical")
+    assert.strictEqual(old.properties!.stale, true)
+    assert.strictEqual(nas.properties!.stale, false)
+  })
 })

@@ -19,12 +19,14 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Socket from "effect/socket/Socket"
+import * as Protocols from "./internal/protocols.ts"
 
 /**
  * Client options:
  *
  * - `url`: the provider's WebSocket URL (`ws://host:port/slop`);
- * - `token`: a bearer token, sent as the `token` query parameter (browsers cannot set headers on a WebSocket);
+ * - `token`: a bearer token, offered as the `heed.bearer.…` subprotocol next to `slop` (browsers cannot set headers
+ *   on a WebSocket, and a token in the URL would end up in logs; see `SlopServer.bearerProtocol`);
  * - `reconnect`: backoff after a lost connection, doubling from `initialDelay` (default 100 ms) up to `maxDelay`
  *   (default 5 s), giving up after `maxAttempts` failed attempts in a row (default: never); `false` to stay closed;
  * - `openTimeout`: how long one connection attempt may take (default 10 s);
@@ -136,12 +138,8 @@ const decodeFrame = (frame: string | Uint8Array): Message.Outbound | undefined =
   }
 }
 
-const withToken = (url: string, token: string | undefined): string => {
-  if (token === undefined) return url
-  const parsed = new URL(url)
-  parsed.searchParams.set("token", token)
-  return parsed.toString()
-}
+const protocolsFor = (token: string | undefined): Array<string> =>
+  token === undefined ? [Protocols.protocol] : [Protocols.protocol, Protocols.bearerProtocol(token)]
 
 const idOf = (message: unknown): string | undefined =>
   Predicate.isObject(message) && typeof (message as { id?: unknown }).id === "string"
@@ -314,10 +312,12 @@ export const make = (
   options: Options
 ): Effect.Effect<SlopClient, SlopClientError, Scope.Scope | Socket.WebSocketConstructor> =>
   Effect.gen(function* () {
-    const url = withToken(options.url, options.token)
     const c: Connection = {
       options,
-      socket: yield* Socket.makeWebSocket(url, { openTimeout: options.openTimeout }),
+      socket: yield* Socket.makeWebSocket(options.url, {
+        openTimeout: options.openTimeout,
+        protocols: protocolsFor(options.token)
+      }),
       inbox: yield* Queue.unbounded<Message.Outbound, Cause.Done>(),
       first: yield* Deferred.make<void, SlopClientError>(),
       maxPending: options.maxPending ?? 1000,

@@ -17,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Socket from "effect/socket/Socket"
 import { encode, parse, utf8Length } from "./internal/frames.ts"
+import * as Protocols from "./internal/protocols.ts"
 
 /**
  * Limits on what a consumer controls:
@@ -92,20 +93,74 @@ const defaults = {
 }
 
 /**
- * Options for the WebSocket server of `@effect/platform-node`'s `NodeHttpServer.layer(…, { websocket })`: a
- * `maxPayload` four times `maxFrameBytes`, so frames a little over the limit get a readable error and the
- * connection stays open, while a frame far over it closes the connection (code 1009) before it is buffered whole.
+ * The subprotocol a SLOP consumer offers (and the server selects) on the WebSocket handshake.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const protocol: string = Protocols.protocol
+
+/**
+ * The prefix of the subprotocol that carries a bearer token: `heed.bearer.<token as base64url>`. Browsers cannot set
+ * headers on a WebSocket, but they can offer subprotocols (`new WebSocket(url, ["slop", bearerProtocol(token)])`), so
+ * the token travels in the `Sec-WebSocket-Protocol` header instead of the URL, where it would end up in logs and
+ * history. The server never selects (echoes back) this entry: it selects {@link protocol}.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const bearerProtocolPrefix: string = Protocols.bearerProtocolPrefix
+
+/**
+ * The subprotocol that carries `token` (see {@link bearerProtocolPrefix}); base64url keeps any token within the
+ * characters a subprotocol may use.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const websocketOptions = (limits: Limits = {}): { readonly maxPayload: number } => ({
-  maxPayload: 4 * (limits.maxFrameBytes ?? defaults.maxFrameBytes)
+export const bearerProtocol: (token: string) => string = Protocols.bearerProtocol
+
+/**
+ * The bearer token among the subprotocols of a `Sec-WebSocket-Protocol` header value, if one is there.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const tokenFromProtocols: (header: string | undefined) => string | undefined = Protocols.tokenFromProtocols
+
+/**
+ * Picks the subprotocol the server answers with: {@link protocol} when offered, else the first one that carries no
+ * token, else none (`false`). A bearer subprotocol is never echoed back in the handshake response.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const selectProtocol: (offered: Iterable<string>) => string | false = Protocols.selectProtocol
+
+/**
+ * Options for the WebSocket server of `@effect/platform-node`'s `NodeHttpServer.layer(…, { websocket })`: a
+ * `maxPayload` four times `maxFrameBytes`, so frames a little over the limit get a readable error and the
+ * connection stays open, while a frame far over it closes the connection (code 1009) before it is buffered whole;
+ * and `handleProtocols`, which answers with {@link selectProtocol} (browsers refuse a handshake that offered
+ * subprotocols and got none back, and the token subprotocol must not be echoed).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const websocketOptions = (
+  limits: Limits = {}
+): {
+  readonly maxPayload: number
+  readonly handleProtocols: (protocols: Set<string>) => string | false
+} => ({
+  maxPayload: 4 * (limits.maxFrameBytes ?? defaults.maxFrameBytes),
+  handleProtocols: selectProtocol
 })
 
 /**
- * The bearer token of a request: from `Authorization: Bearer …`, or else from the `token` query parameter (for
- * browsers and consumers that cannot set headers on a WebSocket upgrade). Use it in a {@link Resolve}.
+ * The bearer token of a request: from `Authorization: Bearer …`, else from a `heed.bearer.…` subprotocol in
+ * `Sec-WebSocket-Protocol` (how browsers send it, see {@link bearerProtocol}), else from the `token` query parameter
+ * (kept for consumers written before the subprotocol; a token in a URL ends up in logs). Use it in a {@link Resolve}.
  *
  * @category getters
  * @since 0.1.0
@@ -116,6 +171,8 @@ export const bearerToken = (request: HttpServerRequest.HttpServerRequest): strin
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (match !== null) return match[1]
   }
+  const offered = tokenFromProtocols(request.headers["sec-websocket-protocol"])
+  if (offered !== undefined) return offered
   const query = request.url.indexOf("?")
   if (query < 0) return undefined
   const token = new URLSearchParams(request.url.slice(query + 1)).get("token")

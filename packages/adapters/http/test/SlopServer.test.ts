@@ -43,7 +43,7 @@ describe("SlopServer: the endpoint", () => {
       }
       const host = yield* listen(SlopServer.layer({ resolve }))
       const url = `ws://${host}/slop`
-      // a header (Node consumers) and the token query parameter (browsers)
+      // a header (Node consumers) and the bearer subprotocol (SlopClient, as browsers send it)
       const alice = yield* wsClient(url, { authorization: "Bearer alice" })
       yield* alice.send({ type: "subscribe", id: "s" })
       const { consumer: bob } = yield* SlopClient.consumer({ url, token: "bob" }).pipe(
@@ -61,6 +61,53 @@ describe("SlopServer: the endpoint", () => {
       }
     })
   )
+
+  it.live("a browser's token travels as a subprotocol: the server selects 'slop' and never echoes the token", () =>
+    Effect.gen(function* () {
+      const seen: Array<string | undefined> = []
+      const provider = yield* syncedProvider()
+      yield* provider.setTree(startTree)
+      const resolve: SlopServer.Resolve<never> = (request) => {
+        const owner = SlopServer.bearerToken(request)
+        seen.push(request.url)
+        return owner === "alice"
+          ? Effect.succeed({ provider, owner })
+          : Effect.fail(new SlopServer.Unauthorized({ message: "missing or invalid bearer token" }))
+      }
+      const host = yield* listen(SlopServer.layer({ resolve }))
+      const url = `ws://${host}/slop`
+      // what `new WebSocket(url, ["slop", SlopServer.bearerProtocol(token)])` sends from a page
+      const alice = yield* wsClient(url, {}, [SlopServer.protocol, SlopServer.bearerProtocol("alice")])
+      assert.strictEqual(alice.ws.protocol, "slop")
+      yield* alice.send({ type: "subscribe", id: "s" })
+      yield* alice.sync
+      assert.isTrue(alice.messages.some((m) => m.type === "snapshot"))
+      // a wrong token in the subprotocol is refused like a wrong header
+      const wrong = yield* Effect.flip(wsClient(url, {}, [SlopServer.protocol, SlopServer.bearerProtocol("mallory")]))
+      assert.strictEqual(wrong.status, 401)
+      // SlopClient sends its token the same way: the URL never carries it
+      const { consumer } = yield* SlopClient.consumer({ url, token: "alice" }).pipe(
+        Effect.provide(Socket.layerWebSocketConstructorGlobal)
+      )
+      yield* consumer.subscribe()
+      assert.deepStrictEqual(seen, ["/slop", "/slop", "/slop"])
+    })
+  )
+
+  it("bearer subprotocols: any token round-trips; malformed entries carry none; the token is never selected", () => {
+    for (const token of ["eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln", "with space/and+plus=", "ünïcödé"]) {
+      const offered = SlopServer.bearerProtocol(token)
+      assert.match(offered, /^heed\.bearer\.[A-Za-z0-9_-]+$/)
+      assert.strictEqual(SlopServer.tokenFromProtocols(`slop, ${offered}`), token)
+    }
+    assert.strictEqual(SlopServer.tokenFromProtocols("slop"), undefined)
+    assert.strictEqual(SlopServer.tokenFromProtocols("heed.bearer."), undefined)
+    assert.strictEqual(SlopServer.tokenFromProtocols("heed.bearer.not*base64"), undefined)
+    assert.strictEqual(SlopServer.tokenFromProtocols(undefined), undefined)
+    assert.strictEqual(SlopServer.selectProtocol([SlopServer.bearerProtocol("t"), "slop"]), "slop")
+    assert.strictEqual(SlopServer.selectProtocol([SlopServer.bearerProtocol("t"), "other"]), "other")
+    assert.strictEqual(SlopServer.selectProtocol([SlopServer.bearerProtocol("t")]), false)
+  })
 
   it.live("connection limits: beyond maxConnections the upgrade gets 503, beyond maxConnectionsPerOwner 429", () =>
     Effect.gen(function* () {

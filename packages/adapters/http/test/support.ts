@@ -180,10 +180,11 @@ export class Refused extends Data.TaggedError("Refused")<{ readonly status: numb
  * A connection with the `ws` package's client, which can send headers, pause reading and report the status of a
  * refused upgrade; closed with the scope.
  */
-export const wsClient = (url: string, headers: Record<string, string> = {}) =>
+export const wsClient = (url: string, headers: Record<string, string> = {}, protocols?: ReadonlyArray<string>) =>
   Effect.acquireRelease(
     Effect.callback<WsWebSocket, Refused>((resume) => {
-      const ws = new WsWebSocket(url, { headers })
+      const ws =
+        protocols === undefined ? new WsWebSocket(url, { headers }) : new WsWebSocket(url, [...protocols], { headers })
       ws.once("open", () => resume(Effect.succeed(ws)))
       ws.once("unexpected-response", (_request, response) => {
         let body = ""

@@ -1,0 +1,384 @@
+/**
+ * The heed awareness dashboard: log in (when the server asks for a token), then follow the owner's live SLOP tree,
+ * act on it through its affordances, and see what an agent is served under a budget.
+ *
+ * The token is kept in sessionStorage (gone when the tab closes) and sent in the `Authorization` header of the JSON
+ * reads and as a `heed.bearer.…` WebSocket subprotocol; it never goes into a URL.
+ */
+import type * as SlopNode from "@heed/state-tree/Node"
+import * as api from "./api.ts"
+import { h, replace } from "./dom.ts"
+import { type ConnectionState, connect, type Live } from "./live.ts"
+import * as view from "./view.ts"
+import "./style.css"
+
+const tokenKey = "heed.awareness.token"
+const root = document.getElementById("root")!
+const connection = document.querySelector<HTMLElement>("[data-testid=connection]")!
+const logout = document.querySelector<HTMLButtonElement>("button.logout")!
+
+const storedToken = (): string | undefined => sessionStorage.getItem(tokenKey) ?? undefined
+
+const setConnection = (state: ConnectionState, detail?: string) => {
+  connection.dataset.state = state
+  connection.textContent = state === "live" ? "live" : state === "connecting" ? "connecting…" : "disconnected"
+  connection.title = detail ?? ""
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+// Login
+
+const showLogin = (error?: string) => {
+  setConnection("closed", "not logged in")
+  logout.hidden = true
+  const input = h("input", {
+    name: "token",
+    type: "password",
+    id: "token",
+    autocomplete: "current-password",
+    required: true,
+    spellcheck: "false"
+  })
+  const message = h(
+    "p",
+    { "data-testid": "login-error", class: "error", role: "alert", hidden: error === undefined },
+    error ?? ""
+  )
+  const form = h(
+    "form",
+    { "data-testid": "login", class: "login card", "aria-labelledby": "login-title" },
+    h("h2", { id: "login-title" }, "Log in"),
+    h("p", { class: "muted" }, "This server asks for a bearer token (heed-awareness token --sub <owner>)."),
+    h("label", { for: "token" }, "Token"),
+    input,
+    message,
+    h("button", { type: "submit" }, "Log in")
+  )
+  form.addEventListener("submit", (event) => {
+    event.preventDefault()
+    const token = input.value.trim()
+    if (token === "") return
+    void api.briefing(token).then((outcome) => {
+      if (outcome._tag === "unauthorized") {
+        message.textContent = "That token was refused: it is invalid or has expired."
+        message.hidden = false
+        input.select()
+      } else if (outcome._tag === "failed") {
+        message.textContent = `The server could not check the token: ${outcome.message}`
+        message.hidden = false
+      } else {
+        sessionStorage.setItem(tokenKey, token)
+        input.value = ""
+        void startApp(token, outcome.value)
+      }
+    })
+  })
+  replace(root, form)
+  input.focus()
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+// The app
+
+interface App {
+  readonly live: Live
+  readonly token: string | undefined
+}
+
+let current: App | undefined
+
+const section = (id: string, title: string, ...body: ReadonlyArray<Node>) =>
+  h("section", { class: "card", "aria-labelledby": `${id}-title`, id }, h("h2", { id: `${id}-title` }, title), ...body)
+
+const startApp = async (token: string | undefined, first: api.BriefingReply) => {
+  logout.hidden = token === undefined
+  const briefingBox = h("div", { "data-testid": "briefing", "aria-live": "polite" })
+  const sourcesBox = h("div", { "data-testid": "sources" })
+  const intentionsBox = h("div", { "data-testid": "intentions" })
+  const suppressionsBox = h("div", { "data-testid": "suppressions" })
+  const result = h("p", { "data-testid": "action-result", role: "status", "aria-live": "polite", hidden: true })
+  const agent = agentPanel(token)
+  const app = h(
+    "div",
+    { "data-testid": "app", class: "app" },
+    result,
+    h(
+      "div",
+      { class: "grid" },
+      section("briefing-card", "Briefing", briefingBox),
+      section("sources-card", "Sources and alerts", sourcesBox),
+      section("intentions-card", "Intentions", intentionsBox),
+      section("suppressions-card", "Suppressions", suppressionsBox),
+      agent.element
+    )
+  )
+  replace(root, app, suppressDialog.element)
+  replace(briefingBox, view.briefing(first))
+
+  const showResult = (outcome: "ok" | "error", message: string) => {
+    result.dataset.outcome = outcome
+    result.className = `result ${outcome}`
+    result.textContent = message
+    result.hidden = false
+  }
+  const run = (request: view.ActionRequest, params?: Readonly<Record<string, unknown>>, done?: string) => {
+    const label = request.affordance.label ?? request.affordance.action
+    live.invoke(request.path, request.affordance.action, params).then(
+      () => showResult("ok", done ?? `${label}: done for ${request.target}.`),
+      (error: unknown) =>
+        showResult(
+          "error",
+          `${label} failed for ${request.target}: ${error instanceof Error ? error.message : String(error)}`
+        )
+    )
+  }
+  const onAction: view.OnAction = (request) => {
+    if (request.affordance.action === "suppress") suppressDialog.open(request, run)
+    else run(request)
+  }
+
+  // the briefing follows the tree: one read at a time, the latest version wins
+  let wanted = 0
+  let reading = false
+  const readBriefing = async () => {
+    if (reading) return
+    reading = true
+    try {
+      while (true) {
+        const version = wanted
+        const outcome = await api.briefing(token)
+        if (outcome._tag === "unauthorized") return expired()
+        if (outcome._tag === "ok") replace(briefingBox, view.briefing(outcome.value))
+        if (wanted === version) {
+          document.body.dataset.version = String(version)
+          return
+        }
+      }
+    } finally {
+      reading = false
+    }
+  }
+  const onTree = (tree: SlopNode.Node, version: number) => {
+    replace(sourcesBox, view.sources(tree, onAction))
+    replace(intentionsBox, view.intentions(tree, onAction))
+    replace(suppressionsBox, view.suppressions(tree, onAction))
+    wanted = version
+    void readBriefing()
+    agent.refresh()
+  }
+  setConnection("connecting")
+  let live: Live
+  try {
+    live = await connect(token, { onTree, onState: setConnection })
+  } catch (error) {
+    const retry = h("button", { type: "button" }, "Try again")
+    retry.addEventListener("click", () => void boot())
+    replace(
+      root,
+      h(
+        "div",
+        { "data-testid": "app", class: "app" },
+        h("p", { class: "error", role: "alert" }, `The live tree could not be opened: ${String(error)}`),
+        retry
+      )
+    )
+    return
+  }
+  current = { live, token }
+}
+
+const expired = () => {
+  void stop()
+  sessionStorage.removeItem(tokenKey)
+  showLogin("Your session has expired: log in again.")
+}
+
+const stop = async () => {
+  const app = current
+  current = undefined
+  if (app !== undefined) await app.live.close()
+}
+
+logout.addEventListener("click", () => {
+  sessionStorage.removeItem(tokenKey)
+  void stop().then(() => showLogin())
+})
+
+// -----------------------------------------------------------------------------------------------------------------
+// Suppress: duration and reason, for an alert or a source
+
+const suppressDialog = (() => {
+  const duration = h("input", {
+    name: "duration_minutes",
+    type: "number",
+    min: 1,
+    step: 1,
+    value: 60,
+    id: "duration",
+    required: true
+  })
+  const reason = h("input", { name: "reason", type: "text", id: "reason", maxlength: 500 })
+  const title = h("h2", { id: "suppress-title" }, "Suppress")
+  const cancel = h("button", { type: "button", class: "secondary" }, "Cancel")
+  const form = h(
+    "form",
+    { "data-testid": "suppress-form", method: "dialog" },
+    title,
+    h("label", { for: "duration" }, "For how many minutes"),
+    duration,
+    h("label", { for: "reason" }, "Reason"),
+    reason,
+    h("div", { class: "actions" }, h("button", { type: "submit" }, "Suppress"), cancel)
+  )
+  const element = h("dialog", { class: "card", "aria-labelledby": "suppress-title" }, form)
+  let pending: { request: view.ActionRequest; run: typeof runner } | undefined
+  let runner: (request: view.ActionRequest, params?: Readonly<Record<string, unknown>>, done?: string) => void
+  const close = () => {
+    const key = pending?.request.key
+    pending = undefined
+    element.close()
+    if (key !== undefined) document.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus()
+  }
+  cancel.addEventListener("click", close)
+  form.addEventListener("submit", (event) => {
+    event.preventDefault()
+    if (pending === undefined) return
+    const minutes = Math.floor(Number(duration.value))
+    if (!Number.isFinite(minutes) || minutes < 1) {
+      duration.setCustomValidity("At least one minute")
+      duration.reportValidity()
+      return
+    }
+    const { request, run } = pending
+    const params: Record<string, unknown> = { duration_minutes: minutes }
+    if (reason.value.trim() !== "") params.reason = reason.value.trim()
+    run(request, params, `Suppressed ${request.target} for ${minutes} min.`)
+    close()
+  })
+  duration.addEventListener("input", () => duration.setCustomValidity(""))
+  return {
+    element,
+    open: (request: view.ActionRequest, run: typeof runner) => {
+      pending = { request, run }
+      title.textContent = `Suppress ${request.target}`
+      reason.value = ""
+      element.showModal()
+      duration.focus()
+      duration.select()
+    }
+  }
+})()
+
+// -----------------------------------------------------------------------------------------------------------------
+// What the agent sees
+
+const agentPanel = (token: string | undefined) => {
+  const slider = h("input", {
+    type: "range",
+    "data-testid": "budget",
+    id: "budget",
+    min: 0,
+    max: 1,
+    value: 1,
+    step: 1,
+    "aria-label": "Budget",
+    "aria-describedby": "budget-value"
+  })
+  const unit = h(
+    "select",
+    { "data-testid": "budget-unit", "aria-label": "Budget unit" },
+    h("option", { value: "tokens" }, "tokens"),
+    h("option", { value: "nodes" }, "nodes")
+  )
+  const value = h("output", { id: "budget-value", for: "budget" }, "")
+  const tokens = h("p", { "data-testid": "view-tokens", class: "facts" }, "")
+  const tree = h("div", { "data-testid": "agent-view", class: "agent-view" })
+  const digest = h("div", { "data-testid": "agent-digest" })
+  const briefing = h("div", { "data-testid": "view-briefing" })
+  const element = section(
+    "agent-card",
+    "What the agent sees",
+    h(
+      "p",
+      { class: "muted" },
+      "The tree as an agent is served it under a budget (Pipeline.optimize), its digest, and the briefing cut to the same budget."
+    ),
+    h("div", { class: "controls" }, h("label", { for: "budget" }, "Budget"), slider, value, unit),
+    tokens,
+    tree,
+    h("details", {}, h("summary", {}, "Attention digest (Digest.make)"), digest),
+    h("h3", {}, "Briefing at this budget"),
+    briefing
+  )
+  // full until the user moves the slider; then the chosen budget, kept within the tree's range
+  let full = true
+  let requested = 0
+  let busy = false
+  const budget = () => (full ? 1_000_000 : Number(slider.value))
+  const paint = (reply: api.ViewReply) => {
+    const unitFloor = reply.unit === "tokens" ? reply.floor.tokens : reply.floor.nodes
+    const unitTotal = reply.unit === "tokens" ? reply.total.tokens : reply.total.nodes
+    slider.min = String(unitFloor)
+    slider.max = String(Math.max(unitFloor, unitTotal))
+    if (full) slider.value = slider.max
+    value.textContent = `${slider.value} ${reply.unit}`
+    slider.setAttribute("aria-valuetext", `${slider.value} ${reply.unit}`)
+    tokens.textContent = view.viewFacts(reply)
+    replace(tree, view.agentView(reply))
+    replace(digest, ...view.digest(reply))
+    replace(briefing, ...view.viewBriefing(reply))
+    // the tree's range moved under a chosen budget (the browser clamped the slider): read the view at the new value
+    if (!full && reply.budget !== Number(slider.value)) void refresh()
+  }
+  // one read at a time; the last request made while it ran is read next
+  const refresh = async () => {
+    requested++
+    if (busy) return
+    busy = true
+    try {
+      let done = 0
+      while (done !== requested) {
+        done = requested
+        const outcome = await api.view(token, unit.value as api.Unit, budget())
+        if (outcome._tag === "unauthorized") return expired()
+        if (outcome._tag === "ok") paint(outcome.value)
+        else tokens.textContent = `The view could not be read: ${outcome.message}`
+      }
+    } finally {
+      busy = false
+    }
+  }
+  slider.addEventListener("input", () => {
+    full = Number(slider.value) >= Number(slider.max)
+    value.textContent = `${slider.value} ${unit.value}`
+    void refresh()
+  })
+  unit.addEventListener("change", () => {
+    full = true
+    void refresh()
+  })
+  return { element, refresh: () => void refresh() }
+}
+
+// -----------------------------------------------------------------------------------------------------------------
+// Start
+
+const boot = async () => {
+  await stop()
+  const token = storedToken()
+  setConnection("connecting")
+  const outcome = await api.briefing(token)
+  if (outcome._tag === "unauthorized") {
+    sessionStorage.removeItem(tokenKey)
+    showLogin(token === undefined ? undefined : "Your session has expired: log in again.")
+  } else if (outcome._tag === "failed") {
+    const retry = h("button", { type: "button" }, "Try again")
+    retry.addEventListener("click", () => void boot())
+    setConnection("closed", outcome.message)
+    replace(root, h("div", { class: "card" }, h("p", { class: "error", role: "alert" }, outcome.message), retry))
+  } else {
+    await startApp(token, outcome.value)
+  }
+}
+
+void boot()
