@@ -22,7 +22,7 @@ for (const size of sizes) {
   }
   const tokenView = Pipeline.optimize(tree, { max_tokens: 2000 })
   const budgetedView = Pipeline.optimize(tree, budgeted)
-  const digest = Digest.make(tree, { max_nodes: 50 })
+  const digest = Digest.make(tree, { maxNodes: 50 })
 
   // A provider with 100 subscriptions, each with its own budget, on one connection.
   const scope = Effect.runSync(Scope.make())
@@ -71,7 +71,7 @@ for (const size of sizes) {
       },
       {
         name: "digest (max_nodes 50)",
-        fn: () => Digest.make(tree, { max_nodes: 50 }),
+        fn: () => Digest.make(tree, { maxNodes: 50 }),
         figures: { entries: digest.children?.length ?? 0 }
       },
       {

@@ -11,20 +11,40 @@ import type { Node, NodeMeta } from "./Node.ts"
 import { parsePath, totalChildrenOf } from "./Node.ts"
 
 /**
- * Digest options: `min_salience` (default `0.7`) selects nodes; `max_nodes` caps the entries under the root;
- * `max_tokens` caps the rendered text (counted by `countTokens`, o200k by default); `path` is the SLOP path of the
+ * Digest options (in-process, so camelCase; a SLOP request on the wire keeps `min_salience`, `max_nodes` and
+ * `max_tokens`): `minSalience` (default `0.7`) selects nodes; `maxNodes` caps the entries under the root;
+ * `maxTokens` caps the rendered text (counted by `countTokens`, o200k by default); `path` is the SLOP path of the
  * digested node when it is not the app's root (e.g. `"/inbox"`), so that entries' `meta.path` stay valid for
- * drill-down queries (default `"/"`).
+ * drill-down queries (default `"/"`). The snake_case spellings are still accepted (the camelCase one wins when both
+ * are set).
  *
  * @category models
  * @since 0.1.0
  */
 export interface Options {
-  readonly min_salience?: number | undefined
-  readonly max_nodes?: number | undefined
-  readonly max_tokens?: number | undefined
+  readonly minSalience?: number | undefined
+  readonly maxNodes?: number | undefined
+  readonly maxTokens?: number | undefined
   readonly countTokens?: ((text: string) => number) | undefined
   readonly path?: string | undefined
+  /**
+   * The old name of `minSalience`, still accepted.
+   *
+   * @deprecated Use `minSalience`.
+   */
+  readonly min_salience?: number | undefined
+  /**
+   * The old name of `maxNodes`, still accepted.
+   *
+   * @deprecated Use `maxNodes`.
+   */
+  readonly max_nodes?: number | undefined
+  /**
+   * The old name of `maxTokens`, still accepted.
+   *
+   * @deprecated Use `maxTokens`.
+   */
+  readonly max_tokens?: number | undefined
 }
 
 /**
@@ -60,14 +80,14 @@ export const compare = (a: Node, b: Node): number => {
 /**
  * Builds the digest `{ id: "attention-digest", type: "root", meta: { summary }, children }`.
  *
- * - Entries: every node other than the root whose salience (missing = `0.5`) is at least `min_salience`, or whose
+ * - Entries: every node other than the root whose salience (missing = `0.5`) is at least `minSalience`, or whose
  *   urgency is `high` or `critical`, from anywhere in the tree, ordered by {@link compare} (ties keep tree order).
  * - Each entry is the node without its children, `meta.path` set to its SLOP path (prefixed with `options.path`)
  *   and `meta.total_children` to its child count when it has children, so the consumer can drill in with a query.
  * - Entry ids are unique under the digest root, so patches between digests apply cleanly: when two entries share
  *   an id (`/deploy/status`, `/db/status`), the more important keeps it and the other gets one made from its path
  *   (`db.status`, then `-2`, `-3`, … if that is taken too). `meta.path` always names the real node.
- * - At most `max_nodes` entries; with `max_tokens`, entries are taken most important first while the rendered
+ * - At most `maxNodes` entries; with `maxTokens`, entries are taken most important first while the rendered
  *   digest fits (an entry that does not fit is skipped, so a smaller, less important one may still be shown), and
  *   the result is measured exactly.
  * - The summary counts critical and high items and changed nodes, e.g.
@@ -77,16 +97,18 @@ export const compare = (a: Node, b: Node): number => {
  * @since 0.1.0
  */
 export const make = (tree: Node, options: Options = {}): Node => {
-  const limit = options.max_nodes !== undefined ? Math.max(0, Math.floor(options.max_nodes)) : Infinity
-  // With max_nodes (and no max_tokens) only the best `limit` are kept while walking.
-  const selection = new Selection(limit < Infinity && options.max_tokens === undefined ? limit : Infinity)
-  selection.walk(tree, options.min_salience ?? defaultMinSalience, options.path)
+  const maxNodes = options.maxNodes ?? options.max_nodes
+  const maxTokens = options.maxTokens ?? options.max_tokens
+  const limit = maxNodes !== undefined ? Math.max(0, Math.floor(maxNodes)) : Infinity
+  // With maxNodes (and no maxTokens) only the best `limit` are kept while walking.
+  const selection = new Selection(limit < Infinity && maxTokens === undefined ? limit : Infinity)
+  selection.walk(tree, options.minSalience ?? options.min_salience ?? defaultMinSalience, options.path)
   const order = selection.order()
   const summaryOf = (shown: number) => selection.summary(shown)
   const candidates = order.map((i) => selection.picked[i]!)
   const paths = order.map((i) => selection.paths[i]!)
   const ids = uniqueIds(candidates, paths)
-  if (options.max_tokens === undefined) {
+  if (maxTokens === undefined) {
     const shown = Math.min(candidates.length, limit)
     const entries = candidates.slice(0, shown).map((node, r) => flatten(node, paths[r]!, ids[r]!))
     return root(summaryOf(shown), entries)
@@ -94,7 +116,7 @@ export const make = (tree: Node, options: Options = {}): Node => {
   return fill(
     candidates.map((node, r) => () => flatten(node, paths[r]!, ids[r]!)),
     limit,
-    options.max_tokens,
+    maxTokens,
     options.countTokens ?? countO200k,
     (shown, entries) => root(summaryOf(shown), entries)
   )
@@ -215,7 +237,7 @@ class Selection {
 // Unique entry ids: entries come from different parents, and patch paths find children by id, so two entries with
 // the same id would make patches land on the wrong one. The first (most important) keeps its id; a later one whose
 // id is taken gets an id made from its path (`/db/status` → `db.status`), with `-2`, `-3`, … when that is taken too.
-// An entry's id depends only on the entries before it, so a digest cut short by `max_nodes` has the same ids as the
+// An entry's id depends only on the entries before it, so a digest cut short by `maxNodes` has the same ids as the
 // first entries of the full digest.
 
 const uniqueIds = (nodes: ReadonlyArray<Node>, paths: ReadonlyArray<string>): Array<string> => {

@@ -21,7 +21,7 @@ export * as Consumer from "./Consumer.ts"
 export * as Descriptor from "./Descriptor.ts"
 
 /**
- * The attention digest: `Digest.make(tree, { min_salience, max_nodes, max_tokens })`.
+ * The attention digest: `Digest.make(tree, { minSalience, maxNodes, maxTokens })`.
  *
  * @since 0.1.0
  */

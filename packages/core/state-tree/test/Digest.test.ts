@@ -76,8 +76,8 @@ describe("Digest.make", () => {
     assert.strictEqual(Digest.make(n("root", [])).meta?.summary, "no changes since last check")
   })
 
-  it("max_nodes caps the entries under the root and the summary says how many were left out", () => {
-    const digest = Digest.make(tree, { max_nodes: 2 })
+  it("maxNodes caps the entries under the root and the summary says how many were left out", () => {
+    const digest = Digest.make(tree, { maxNodes: 2 })
     assert.deepStrictEqual(
       digest.children!.map((c) => c.id),
       ["deploy-status", "msg-99"]
@@ -85,19 +85,32 @@ describe("Digest.make", () => {
     assert.include(digest.meta!.summary!, "showing 2 of 4 salient nodes")
   })
 
-  it("min_salience selects nodes; high and critical urgency are always included", () => {
-    const ids = Digest.make(tree, { min_salience: 0.95 }).children!.map((c) => c.id)
+  it("minSalience selects nodes; high and critical urgency are always included", () => {
+    const ids = Digest.make(tree, { minSalience: 0.95 }).children!.map((c) => c.id)
     assert.deepStrictEqual(ids, ["deploy-status", "msg-99"])
   })
 
-  it("max_tokens bounds the rendered digest", () => {
+  it("the deprecated snake_case options min_salience, max_nodes and max_tokens still work; the camelCase name wins", () => {
     const big = n("root", leaves("item-with-a-long-name-", 200, 0.9))
-    const digest = Digest.make(big, { max_tokens: 300 })
+    assert.deepStrictEqual(Digest.make(tree, { min_salience: 0.95 }), Digest.make(tree, { minSalience: 0.95 }))
+    assert.deepStrictEqual(Digest.make(tree, { max_nodes: 2 }), Digest.make(tree, { maxNodes: 2 }))
+    assert.deepStrictEqual(Digest.make(big, { max_tokens: 300 }), Digest.make(big, { maxTokens: 300 }))
+    assert.strictEqual(Digest.make(tree, { max_nodes: 2 }).children!.length, 2)
+    assert.strictEqual(Digest.make(tree, { maxNodes: 1, max_nodes: 3 }).children!.length, 1)
+    assert.deepStrictEqual(
+      Digest.make(tree, { minSalience: 0.95, min_salience: 0 }).children!.map((c) => c.id),
+      ["deploy-status", "msg-99"]
+    )
+  })
+
+  it("maxTokens bounds the rendered digest", () => {
+    const big = n("root", leaves("item-with-a-long-name-", 200, 0.9))
+    const digest = Digest.make(big, { maxTokens: 300 })
     assert.isAtMost(countO200k(Render.text(digest)), 300)
     assert.isAbove(digest.children!.length, 5)
   })
 
-  it("property: the bounded top-k of max_nodes equals the first max_nodes of the fully sorted digest", () => {
+  it("property: the bounded top-k of maxNodes equals the first maxNodes of the fully sorted digest", () => {
     const urgencies = [undefined, "low", "medium", "high", "critical"] as const
     // decorate random trees with urgency, focus and changed (many ties, to exercise tree-order tie breaking)
     const decorate = (node: Node, seed: number): Node => {
@@ -121,8 +134,8 @@ describe("Digest.make", () => {
         fc.constantFrom(0, 0.5, 0.7),
         (t, seed, k, min) => {
           const tree = decorate(t, seed)
-          const all = Digest.make(tree, { min_salience: min }).children!
-          const top = Digest.make(tree, { min_salience: min, max_nodes: k })
+          const all = Digest.make(tree, { minSalience: min }).children!
+          const top = Digest.make(tree, { minSalience: min, maxNodes: k })
           assert.deepStrictEqual(top.children, all.slice(0, k))
           if (all.length > k) assert.include(top.meta!.summary!, `showing ${k} of ${all.length} salient nodes`)
         }
@@ -175,8 +188,8 @@ describe("Digest.make", () => {
     it("property: ids under the digest root are unique and patches round-trip", () => {
       fc.assert(
         fc.property(arbitraryTree(4), arbitraryTree(4), fc.constantFrom(0, 0.5), (x, y, min) => {
-          const a = Digest.make(x, { min_salience: min })
-          const b = Digest.make(y, { min_salience: min })
+          const a = Digest.make(x, { minSalience: min })
+          const b = Digest.make(y, { minSalience: min })
           const ids = a.children!.map((c) => c.id)
           assert.strictEqual(new Set(ids).size, ids.length)
           assert.deepStrictEqual(Patch.apply(a, Patch.diff(a, b)), b)
@@ -198,7 +211,7 @@ describe("Digest.make", () => {
     )
   })
 
-  describe("max_tokens uses the budget", () => {
+  describe("maxTokens uses the budget", () => {
     const budgetTree = n(
       "root",
       [
@@ -231,9 +244,9 @@ describe("Digest.make", () => {
     it("fits every budget, and no left-out entry would still have fitted", () => {
       const full = Digest.make(budgetTree)
       const fullTokens = countO200k(Render.text(full))
-      assert.strictEqual(Digest.make(budgetTree, { max_tokens: fullTokens }).children!.length, 5)
+      assert.strictEqual(Digest.make(budgetTree, { maxTokens: fullTokens }).children!.length, 5)
       for (let budget = 10; budget <= fullTokens + 30; budget++) {
-        const digest = Digest.make(budgetTree, { max_tokens: budget })
+        const digest = Digest.make(budgetTree, { maxTokens: budget })
         const shown = digest.children!
         const tokens = countO200k(Render.text(digest))
         if (shown.length > 0) assert.isAtMost(tokens, budget, `budget ${budget}`)
@@ -241,27 +254,27 @@ describe("Digest.make", () => {
         for (const candidate of full.children!) {
           if (kept.has(candidate.id)) continue
           const bigger = full.children!.filter((c) => kept.has(c.id) || c === candidate)
-          const text = Render.text(withEntries(full, bigger, Digest.make(budgetTree, { max_nodes: bigger.length })))
+          const text = Render.text(withEntries(full, bigger, Digest.make(budgetTree, { maxNodes: bigger.length })))
           assert.isAbove(countO200k(text), budget, `budget ${budget}: ${candidate.id} would have fitted`)
         }
       }
     })
 
     it("a budget that fits one entry shows it", () => {
-      const one = Digest.make(budgetTree, { max_nodes: 1 })
+      const one = Digest.make(budgetTree, { maxNodes: 1 })
       const budget = countO200k(Render.text(one))
-      const digest = Digest.make(budgetTree, { max_tokens: budget })
+      const digest = Digest.make(budgetTree, { maxTokens: budget })
       assert.strictEqual(digest.children!.length, 1)
       assert.isAtMost(countO200k(Render.text(digest)), budget)
     })
 
-    it("a custom counter is used and max_nodes still caps the entries", () => {
+    it("a custom counter is used and maxNodes still caps the entries", () => {
       const chars = (text: string) => text.length
       for (const budget of [60, 120, 200, 400]) {
-        const digest = Digest.make(budgetTree, { max_tokens: budget, countTokens: chars })
+        const digest = Digest.make(budgetTree, { maxTokens: budget, countTokens: chars })
         if (digest.children!.length > 0) assert.isAtMost(Render.text(digest).length, budget)
       }
-      assert.strictEqual(Digest.make(budgetTree, { max_tokens: 10_000, max_nodes: 2 }).children!.length, 2)
+      assert.strictEqual(Digest.make(budgetTree, { maxTokens: 10_000, maxNodes: 2 }).children!.length, 2)
     })
   })
 })

@@ -449,7 +449,7 @@ describe("contract: Digest.make", () => {
   })
 
   it("flattens salient nodes from anywhere, ordered by urgency, salience, focus, changed, each with meta.path", () => {
-    const digest = Digest.make(tree, { min_salience: 0.7 })
+    const digest = Digest.make(tree, { minSalience: 0.7 })
     assert.deepStrictEqual(ids(digest), ["failing", "down", "m1", "focused", "calm"])
     assert.deepStrictEqual(
       digest.children!.map((entry) => entry.meta?.path),
@@ -460,16 +460,16 @@ describe("contract: Digest.make", () => {
     assert.strictEqual(Node.find(tree, path)?.id, "failing")
   })
 
-  it("min_salience selects; max_nodes caps the entries under the root; max_tokens caps the rendered text", () => {
-    assert.deepStrictEqual(ids(Digest.make(tree, { min_salience: 0.85 })), ["failing", "down", "m1"])
-    assert.strictEqual(Digest.make(tree, { max_nodes: 2 }).children?.length, 2)
-    for (const max_tokens of [30, 70, 100]) {
-      const small = Digest.make(tree, { max_tokens })
-      assert.isAtMost(countO200k(Render.text(small)), max_tokens)
+  it("minSalience selects; maxNodes caps the entries under the root; maxTokens caps the rendered text", () => {
+    assert.deepStrictEqual(ids(Digest.make(tree, { minSalience: 0.85 })), ["failing", "down", "m1"])
+    assert.strictEqual(Digest.make(tree, { maxNodes: 2 }).children?.length, 2)
+    for (const maxTokens of [30, 70, 100]) {
+      const small = Digest.make(tree, { maxTokens })
+      assert.isAtMost(countO200k(Render.text(small)), maxTokens)
       assert.isBelow(small.children?.length ?? 0, 5)
     }
     const full = Digest.make(tree, {})
-    assert.deepStrictEqual(Digest.make(tree, { max_tokens: countO200k(Render.text(full)) + 40 }), full)
+    assert.deepStrictEqual(Digest.make(tree, { maxTokens: countO200k(Render.text(full)) + 40 }), full)
   })
 })
 

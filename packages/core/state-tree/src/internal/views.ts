@@ -31,9 +31,9 @@ export const viewOf = (
   if (root === undefined) return undefined
   if (request.digest === true) {
     return Digest.make(root, {
-      min_salience: request.filter?.min_salience,
-      max_nodes: Pipeline.nodeBudget(request, settings.ceilings),
-      max_tokens: request.max_tokens,
+      minSalience: request.filter?.min_salience,
+      maxNodes: Pipeline.nodeBudget(request, settings.ceilings),
+      maxTokens: request.max_tokens,
       countTokens: settings.ceilings.countTokens,
       path
     })
