@@ -6,7 +6,7 @@
  * It keeps the collation layer the seed describes: a cached briefing, rebuilt when the store's `version` changes
  * (re-read from the store on every read, so writes from other processes and replicas count) or when time makes it
  * out of date (`Collator.Result.valid_until`), so `staleness_sec` is real. Due intentions are delivered exactly
- * once (`new: true`) and stay in `fired_intentions` until acknowledged or until `fired_retention_minutes` pass.
+ * once (`new: true`) and stay in `fired_intentions` until acknowledged or until `firedRetentionMinutes` pass.
  * Time comes from Effect's `Clock`.
  *
  * @since 0.1.0
@@ -85,9 +85,11 @@ export interface AwarenessShape {
 
 /**
  * Options for `Awareness.layerWith`: the collator options (time zone, horizon, budgets, inhibition, flap damping,
- * acknowledgement and escalation timeouts; `staleness_sec` is managed by the cache), `max_cache_age_sec`
+ * acknowledgement and escalation timeouts; `stalenessSec` is managed by the cache), `maxCacheAgeSec`
  * (default 300: a cached briefing older than this is rebuilt even if nothing changed) and
- * `fired_retention_minutes` (default 1440: how long a fired, unacknowledged intention stays in the briefing).
+ * `firedRetentionMinutes` (default 1440: how long a fired, unacknowledged intention stays in the briefing). Like the
+ * collator's, the snake_case names of earlier releases (`max_cache_age_sec`, `fired_retention_minutes`) are still
+ * accepted as deprecated aliases; the camelCase name wins when both are set.
  *
  * The owner's time zone is the `timezone` preference (`set_preference({ key: "timezone", value: "Europe/Berlin" })`)
  * when set, else `timezone` here, else UTC. An unknown `timezone` here, or a negative or non-finite limit, makes
@@ -99,8 +101,12 @@ export interface AwarenessShape {
  * @category models
  * @since 0.1.0
  */
-export interface AwarenessOptions extends Omit<Collator.Options, "staleness_sec"> {
+export interface AwarenessOptions extends Omit<Collator.Options, "stalenessSec" | "staleness_sec"> {
+  readonly maxCacheAgeSec?: number
+  readonly firedRetentionMinutes?: number
+  /** @deprecated Use `maxCacheAgeSec`. */
   readonly max_cache_age_sec?: number
+  /** @deprecated Use `firedRetentionMinutes`. */
   readonly fired_retention_minutes?: number
 }
 
@@ -113,7 +119,8 @@ const checkOptions = (options: AwarenessOptions): Effect.Effect<void, AwarenessC
       })
     )
   }
-  for (const option of ["max_cache_age_sec", "fired_retention_minutes"] as const) {
+  const limits = ["maxCacheAgeSec", "firedRetentionMinutes", "max_cache_age_sec", "fired_retention_minutes"] as const
+  for (const option of limits) {
     const value = options[option]
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       return Effect.fail(

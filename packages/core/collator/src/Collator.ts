@@ -23,6 +23,7 @@ import { memoizedWords, type Pattern, patternApplies, patternSelects, toPattern 
 import type { Line, Model } from "./internal/render.ts"
 import {
   type Counters,
+  either,
   emptyEvaluation,
   minute,
   type Settings,
@@ -73,51 +74,88 @@ export interface InhibitRule {
 }
 
 /**
- * Token budgets, exclusive (the briefing stays strictly under them): `all_clear` (default 200) applies when nothing
- * needs attention, `issues` (default 500) otherwise.
+ * Token budgets, exclusive (the briefing stays strictly under them): `allClear` (default 200) applies when nothing
+ * needs attention, `issues` (default 500) otherwise. The old `all_clear` is still accepted (`allClear` wins when both
+ * are set).
  *
  * @category models
  * @since 0.1.0
  */
 export interface Budget {
-  readonly all_clear?: number
+  readonly allClear?: number
   readonly issues?: number
+  /**
+   * The old name of `allClear`, still accepted.
+   *
+   * @deprecated Use `allClear`.
+   */
+  readonly all_clear?: number
 }
 
 /**
- * Options for {@link generate}.
+ * Options for {@link generate} (in-process, so camelCase; inhibition rules keep Alertmanager's rule format):
  *
- * - `upcoming_horizon_minutes` (default 60): intentions due within this horizon populate `upcoming`.
+ * - `upcomingHorizonMinutes` (default 60): intentions due within this horizon populate `upcoming`.
  * - `timezone` (default `"UTC"`): the owner's IANA zone for pattern conditions and time windows; an unknown zone
  *   throws {@link CollatorInputError}.
  * - `countTokens` (default o200k, exact): counts the compact JSON of the briefing. The default is called only
  *   when the briefing's size (an upper bound on o200k tokens) does not already show that it fits; a counter given
  *   here is always called.
  * - `budget`: exclusive token budgets (under 200 all clear, under 500 with issues).
- * - `inhibit_rules` (default none): see {@link InhibitRule}.
- * - `flap_threshold` (default 4) state changes within `flap_window_minutes` (default 60) mark an alert flapping:
+ * - `inhibitRules` (default none): see {@link InhibitRule}.
+ * - `flapThreshold` (default 4) state changes within `flapWindowMinutes` (default 60) mark an alert flapping:
  *   it keeps firing through short resolutions instead of toggling the briefing.
- * - `acknowledgement_timeout_minutes` (default 240): an acknowledged alert is held back for this long.
- * - `escalation_timeout_minutes` (default 240, `null` disables): an unacknowledged warning firing longer than
+ * - `acknowledgementTimeoutMinutes` (default 240): an acknowledged alert is held back for this long.
+ * - `escalationTimeoutMinutes` (default 240, `null` disables): an unacknowledged warning firing longer than
  *   this counts as critical.
- * - `resurface_window_minutes` (default 1440): how long after a suppression expires its alert is marked
+ * - `resurfaceWindowMinutes` (default 1440): how long after a suppression expires its alert is marked
  *   `resurfaced`.
- * - `staleness_sec` (default 0): copied into the briefing (the `Awareness` cache sets it).
+ * - `stalenessSec` (default 0): copied into the briefing's `staleness_sec` (the `Awareness` cache sets it).
+ *
+ * The snake_case names of earlier releases (`upcoming_horizon_minutes`, `inhibit_rules`, `flap_threshold`,
+ * `flap_window_minutes`, `acknowledgement_timeout_minutes`, `escalation_timeout_minutes`,
+ * `resurface_window_minutes`, `staleness_sec`) are still accepted as deprecated aliases; the camelCase name wins
+ * when both are set.
  *
  * @category models
  * @since 0.1.0
  */
-export interface Options {
-  readonly upcoming_horizon_minutes?: number
+export interface Options extends DeprecatedOptions {
+  readonly upcomingHorizonMinutes?: number
   readonly timezone?: string
   readonly countTokens?: (text: string) => number
   readonly budget?: Budget
+  readonly inhibitRules?: ReadonlyArray<InhibitRule>
+  readonly flapThreshold?: number
+  readonly flapWindowMinutes?: number
+  readonly acknowledgementTimeoutMinutes?: number
+  readonly escalationTimeoutMinutes?: number | null
+  readonly resurfaceWindowMinutes?: number
+  readonly stalenessSec?: number
+}
+
+/**
+ * The snake_case option names of earlier releases, still accepted by {@link generate} (and `Awareness.layerWith`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface DeprecatedOptions {
+  /** @deprecated Use `upcomingHorizonMinutes`. */
+  readonly upcoming_horizon_minutes?: number
+  /** @deprecated Use `inhibitRules`. */
   readonly inhibit_rules?: ReadonlyArray<InhibitRule>
+  /** @deprecated Use `flapThreshold`. */
   readonly flap_threshold?: number
+  /** @deprecated Use `flapWindowMinutes`. */
   readonly flap_window_minutes?: number
+  /** @deprecated Use `acknowledgementTimeoutMinutes`. */
   readonly acknowledgement_timeout_minutes?: number
+  /** @deprecated Use `escalationTimeoutMinutes`. */
   readonly escalation_timeout_minutes?: number | null
+  /** @deprecated Use `resurfaceWindowMinutes`. */
   readonly resurface_window_minutes?: number
+  /** @deprecated Use `stalenessSec`. */
   readonly staleness_sec?: number
 }
 
@@ -607,7 +645,7 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
   // Stage 6: fit the budget.
   const model: Model = {
     now: toIso(s.now),
-    stalenessSec: options.staleness_sec ?? 0,
+    stalenessSec: either(options.stalenessSec, options.staleness_sec) ?? 0,
     lines,
     activeAlerts,
     activeSuppressions: suppressions.count,
@@ -617,7 +655,9 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     upcoming: intentions.upcoming
   }
   const attention = lines.some((line) => line.status !== "ok") || model.upcoming.length > 0 || model.due.length > 0
-  const budget = attention ? (options.budget?.issues ?? 500) : (options.budget?.all_clear ?? 200)
+  const budget = attention
+    ? (options.budget?.issues ?? 500)
+    : (either(options.budget?.allClear, options.budget?.all_clear) ?? 200)
   // A caller's own counter (another model family, a safety factor) may count more tokens than bytes: always call it.
   const rendered = fit(
     model,

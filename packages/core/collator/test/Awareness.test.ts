@@ -494,18 +494,21 @@ describe("Awareness: intentions", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
-  it.effect("the fired-intention retention is configurable", () =>
-    Effect.gen(function* () {
-      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ fired_retention_minutes: 10 }))
-      yield* TestClock.setTime(START)
-      yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
-      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
-      yield* minutes(9)
-      assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
-      yield* minutes(1)
-      assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
-    }).pipe(Effect.provide(Store.layerMemory))
-  )
+  // `fired_retention_minutes` is the deprecated spelling of `firedRetentionMinutes`: both must keep working.
+  for (const options of [{ firedRetentionMinutes: 10 }, { fired_retention_minutes: 10 }]) {
+    it.effect(`the fired-intention retention is configurable (${Object.keys(options)[0]})`, () =>
+      Effect.gen(function* () {
+        const awareness = yield* Effect.provide(instance, Awareness.layerWith(options))
+        yield* TestClock.setTime(START)
+        yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+        assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+        yield* minutes(9)
+        assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
+        yield* minutes(1)
+        assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
+      }).pipe(Effect.provide(Store.layerMemory))
+    )
+  }
 
   it.effect("peekBriefing shows a due intention without delivering it", () =>
     Effect.gen(function* () {
@@ -871,10 +874,17 @@ describe("Awareness: audit fixes", () => {
       assert.include(error.message, "Mars/Olympus")
       const negative = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(Awareness.layerWith({ fired_retention_minutes: -1 }).pipe(Layer.provide(Store.layerMemory)))
+          Layer.build(Awareness.layerWith({ firedRetentionMinutes: -1 }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
-      assert.strictEqual(negative.option, "fired_retention_minutes")
+      assert.strictEqual(negative.option, "firedRetentionMinutes")
+      const negativeAlias = yield* Effect.flip(
+        Effect.scoped(
+          Layer.build(Awareness.layerWith({ max_cache_age_sec: -5 }).pipe(Layer.provide(Store.layerMemory)))
+        )
+      )
+      assert.strictEqual(negativeAlias.option, "max_cache_age_sec")
+      assert.include(negativeAlias.message, "got -5")
       const ok = yield* Effect.exit(
         Effect.scoped(
           Layer.build(Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.layerMemory)))

@@ -284,7 +284,7 @@ describe("generate's headline choice without sorting", () => {
     const second = alert("nas", "disk_slow", "warning", "second of equals", { age: 600 })
     const older = alert("nas", "disk_old", "warning", "older", { age: 900 })
     const headline = (alerts: ReadonlyArray<Entry>) =>
-      Collator.generate(snapshot({ alerts }), NOW, { escalation_timeout_minutes: null }).briefing.sources.nas?.headline
+      Collator.generate(snapshot({ alerts }), NOW, { escalationTimeoutMinutes: null }).briefing.sources.nas?.headline
     assert.strictEqual(headline([older, first, second]), "first of equals")
     assert.strictEqual(headline([second, older, first]), "second of equals")
     const critical = alert("nas", "disk_gone", "critical", "critical but old", { age: 3000 })

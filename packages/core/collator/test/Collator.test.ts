@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { countO200k, toCompactJson } from "@heed/schema"
 import * as fc from "fast-check"
 import { BriefingView, Collator, type Entry } from "../src/index.ts"
+import { settingsOf } from "../src/internal/settings.ts"
 import { ago, alert, intention, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
 
 const at = (iso: string) => new Date(iso)
@@ -582,7 +583,7 @@ describe("Collator.generate: better than upstream", () => {
     const { briefing } = Collator.generate(
       snapshot({ statuses: [status("nas")], alerts: [disk], suppressions: [expired] }),
       NOW,
-      { escalation_timeout_minutes: null }
+      { escalationTimeoutMinutes: null }
     )
     assert.strictEqual(briefing.sources.nas?.resurfaced, true)
     assert.strictEqual(briefing.evaluation.resurfaced, 1)
@@ -605,7 +606,7 @@ describe("Collator.generate: better than upstream", () => {
         alert("ci", "slow", "warning", "CI slow")
       ]
     })
-    const { briefing } = Collator.generate(snap, NOW, { inhibit_rules: [{ equal: ["source"] }] })
+    const { briefing } = Collator.generate(snap, NOW, { inhibitRules: [{ equal: ["source"] }] })
     assert.strictEqual(briefing.evaluation.inhibited, 1)
     assert.strictEqual(briefing.active_alerts, 2)
     assert.strictEqual(briefing.sources.nas?.alerts, undefined)
@@ -663,7 +664,7 @@ describe("Collator.generate: better than upstream", () => {
     assert.strictEqual(held.evaluation.acknowledged, 1)
     assert.isFalse(held.attention_needed)
     const later = Collator.generate(snapshot({ alerts: [acked] }), new Date(NOW.getTime() + 241 * 60_000), {
-      escalation_timeout_minutes: null
+      escalationTimeoutMinutes: null
     }).briefing
     assert.strictEqual(later.active_alerts, 1)
   })
@@ -675,7 +676,7 @@ describe("Collator.generate: better than upstream", () => {
     assert.strictEqual(briefing.sources.nas?.escalated, true)
     assert.strictEqual(briefing.evaluation.escalated, 1)
     assert.strictEqual(briefing.suggested_mention, "CRITICAL: Disk 91%")
-    const off = Collator.generate(snapshot({ alerts: [old] }), NOW, { escalation_timeout_minutes: null }).briefing
+    const off = Collator.generate(snapshot({ alerts: [old] }), NOW, { escalationTimeoutMinutes: null }).briefing
     assert.strictEqual(off.sources.nas?.status, "warning")
     const young = Collator.generate(snapshot({ alerts: [alert("nas", "d", "warning", "x", { age: 60 })] }), NOW)
     assert.strictEqual(young.briefing.sources.nas?.status, "warning")
@@ -689,12 +690,53 @@ describe("Collator.generate: better than upstream", () => {
       { source: "gcal", summary: "Dentist", deliver_at: "2026-03-20T12:30:00Z", in_minutes: 30 }
     ])
     assert.isTrue(short.attention_needed)
-    const long = Collator.generate(snapshot({ intentions: [later, soon] }), NOW, { upcoming_horizon_minutes: 120 })
+    const long = Collator.generate(snapshot({ intentions: [later, soon] }), NOW, { upcomingHorizonMinutes: 120 })
     assert.deepStrictEqual(
       long.briefing.upcoming.map((u) => u.summary),
       ["Dentist", "Flight"]
     )
     assert.lengthOf(long.fired, 0)
+  })
+
+  it("the deprecated snake_case options still work, and the camelCase name wins when both are set", () => {
+    const pairs: ReadonlyArray<readonly [Collator.Options, Collator.Options]> = [
+      [{ upcomingHorizonMinutes: 120 }, { upcoming_horizon_minutes: 120 }],
+      [{ inhibitRules: [{ equal: ["source"] }] }, { inhibit_rules: [{ equal: ["source"] }] }],
+      [{ flapThreshold: 2 }, { flap_threshold: 2 }],
+      [{ flapWindowMinutes: 5 }, { flap_window_minutes: 5 }],
+      [{ acknowledgementTimeoutMinutes: 1 }, { acknowledgement_timeout_minutes: 1 }],
+      [{ escalationTimeoutMinutes: null }, { escalation_timeout_minutes: null }],
+      [{ resurfaceWindowMinutes: 1 }, { resurface_window_minutes: 1 }]
+    ]
+    const { zone: _zone, ...defaults } = settingsOf(NOW.getTime(), {})
+    for (const [camel, snake] of pairs) {
+      const { zone: _a, ...fromCamel } = settingsOf(NOW.getTime(), camel)
+      const { zone: _b, ...fromSnake } = settingsOf(NOW.getTime(), snake)
+      assert.deepStrictEqual(fromSnake, fromCamel, Object.keys(snake)[0])
+      assert.notDeepEqual(fromCamel, defaults, Object.keys(camel)[0])
+      const { zone: _c, ...both } = settingsOf(NOW.getTime(), { ...snake, ...camel, [Object.keys(snake)[0]!]: 7 })
+      assert.deepStrictEqual(both, fromCamel, `${Object.keys(camel)[0]} wins`)
+    }
+    // End to end: the horizon, the staleness and the all-clear budget under either name.
+    const soon = intention("Dentist", { source: "gcal", deliverIn: 30 * 60 })
+    const later = intention("Flight", { source: "gcal", deliverIn: 90 * 60 })
+    const snap = snapshot({ intentions: [later, soon] })
+    const viaSnake = Collator.generate(snap, NOW, { upcoming_horizon_minutes: 120, staleness_sec: 7 }).briefing
+    const viaCamel = Collator.generate(snap, NOW, { upcomingHorizonMinutes: 120, stalenessSec: 7 }).briefing
+    assert.deepStrictEqual(viaSnake, viaCamel)
+    assert.deepStrictEqual(
+      viaCamel.upcoming.map((u) => u.summary),
+      ["Dentist", "Flight"]
+    )
+    assert.strictEqual(viaCamel.staleness_sec, 7)
+    // Counting characters, the default all-clear budget (200) binds and a larger one shows more.
+    const calm = snapshot({ statuses: Array.from({ length: 12 }, (_, i) => status(`host-${i}`)) })
+    const chars = (text: string) => text.length
+    const tight = Collator.generate(calm, NOW, { countTokens: chars })
+    const loose = Collator.generate(calm, NOW, { countTokens: chars, budget: { allClear: 5000 } })
+    const looseAlias = Collator.generate(calm, NOW, { countTokens: chars, budget: { all_clear: 5000 } })
+    assert.deepStrictEqual(looseAlias.briefing, loose.briefing)
+    assert.isAbove(loose.tokens, tight.tokens)
   })
 
   it("snoozed intentions fire again when their new deliver_at passes", () => {
@@ -852,7 +894,7 @@ describe("Collator.generate: properties", () => {
           })
         )
         const { briefing } = Collator.generate(snapshot({ alerts: entries, suppressions: supEntries }), NOW, {
-          escalation_timeout_minutes: null
+          escalationTimeoutMinutes: null
         })
         const expected = unique.filter((a) => !oracleSuppressed(a, sups, `alert ${a.id}`)).length
         assert.strictEqual(briefing.active_alerts, expected)
@@ -920,7 +962,7 @@ describe("Collator.generate: properties", () => {
   it("evaluation counters add up", () => {
     fc.assert(
       fc.property(snapshotArb, (snap) => {
-        const { briefing, fired } = Collator.generate(snap, NOW, { inhibit_rules: [{ equal: ["source"] }] })
+        const { briefing, fired } = Collator.generate(snap, NOW, { inhibitRules: [{ equal: ["source"] }] })
         const e = briefing.evaluation
         assert.strictEqual(
           e.alerts_checked,

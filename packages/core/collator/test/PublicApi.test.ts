@@ -278,7 +278,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
     assert.strictEqual(snap.intentions[0]?.data.state, "pending")
   })
 
-  it("upcoming_horizon_minutes defaults to 60 and is configurable", () => {
+  it("upcomingHorizonMinutes defaults to 60 and is configurable", () => {
     const snap = snapshot({
       intentions: [intentionEntry("Soon", ahead(59 * 60)), intentionEntry("Later", ahead(90 * 60))]
     })
@@ -287,7 +287,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
       { source: "personal", summary: "Soon", deliver_at: ahead(59 * 60), in_minutes: 59 }
     ])
     assert.isTrue(byDefault.attention_needed)
-    const wider = Collator.generate(snap, NOW, { upcoming_horizon_minutes: 120 }).briefing
+    const wider = Collator.generate(snap, NOW, { upcomingHorizonMinutes: 120 }).briefing
     assert.deepStrictEqual(
       wider.upcoming.map((u) => u.summary),
       ["Soon", "Later"]
@@ -815,7 +815,7 @@ describe("PublicApi: Awareness", () => {
       alertEntry("nas-disk", "disk", "warning", "Disk slow", { labels: { site: "home" } }),
       alertEntry("office", "disk", "warning", "Disk slow", { labels: { site: "office" } })
     ]
-    const b = Collator.generate(snapshot({ alerts }), NOW, { inhibit_rules: [{ equal: ["site"] }] }).briefing
+    const b = Collator.generate(snapshot({ alerts }), NOW, { inhibitRules: [{ equal: ["site"] }] }).briefing
     assert.strictEqual(b.evaluation.inhibited, 1)
     assert.strictEqual(b.active_alerts, 2)
     assert.strictEqual(b.sources["nas-disk"]?.status, "ok")
@@ -943,7 +943,7 @@ describe("PublicApi: Awareness", () => {
   it.effect("Awareness.layerWith configures the horizon", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ upcoming_horizon_minutes: 24 * 60 * 8 }))
+      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ upcomingHorizonMinutes: 24 * 60 * 8 }))
       yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
       assert.deepStrictEqual((yield* awareness.getBriefing()).upcoming, [
         { source: "gcal", summary: "Next week", deliver_at: "2026-03-27T12:00:00Z", in_minutes: 7 * 24 * 60 }

@@ -2,14 +2,14 @@
  * The awareness service's briefing cache and intention delivery.
  *
  * A cached briefing is served while the store's `version` is unchanged, time has not made it out of date
- * (`Collator.Result.valid_until`, a retained intention's expiry) and it is younger than `max_cache_age_sec`; the
+ * (`Collator.Result.valid_until`, a retained intention's expiry) and it is younger than `maxCacheAgeSec`; the
  * version is re-read from the store on every read, so a write through another process or replica invalidates the
  * cache on the next read (no notification is involved).
  *
  * Delivery: a due intention is claimed by the read that delivers it with a compare-and-set on the store
  * (`update(id, pending ? fired : undefined)`, atomic on every backend and across replicas), and that read marks it
  * `new: true`. It then stays in `fired_intentions`, without the mark, until it is acknowledged (`acted_on`, or
- * `update_intention` to another state) or `fired_retention_minutes` (default 24 h) have passed since it fired.
+ * `update_intention` to another state) or `firedRetentionMinutes` (default 24 h) have passed since it fired.
  * `peek` shows what the next read would show without delivering anything, for background watchers.
  *
  * @since 0.1.0
@@ -23,11 +23,16 @@ import * as Collator from "../Collator.ts"
 import type { Entry } from "../Entry.ts"
 import type { Store, StoreError } from "../Store.ts"
 import { appendChangelog, isDeleted, writeTime } from "./entries.ts"
+import { either } from "./settings.ts"
 import { isTimeZone, parseIso, toIso } from "./time.ts"
 
 /** What the cache needs to know: the collator options and its own limits. */
-export interface Options extends Omit<Collator.Options, "staleness_sec"> {
+export interface Options extends Omit<Collator.Options, "stalenessSec" | "staleness_sec"> {
+  readonly maxCacheAgeSec?: number | undefined
+  readonly firedRetentionMinutes?: number | undefined
+  /** @deprecated Use `maxCacheAgeSec`. */
   readonly max_cache_age_sec?: number | undefined
+  /** @deprecated Use `firedRetentionMinutes`. */
   readonly fired_retention_minutes?: number | undefined
 }
 
@@ -177,7 +182,7 @@ const rebuild = (ctx: Ctx, nowMs: number, delivering: boolean): Effect.Effect<Ca
   Effect.gen(function* () {
     const version = yield* ctx.store.version
     const loaded = yield* loadSnapshot(ctx, nowMs)
-    const collatorOptions: Collator.Options = { ...ctx.options, timezone: loaded.timezone, staleness_sec: 0 }
+    const collatorOptions: Collator.Options = { ...ctx.options, timezone: loaded.timezone, stalenessSec: 0 }
     let result = Collator.generate(loaded.snapshot, new Date(nowMs), collatorOptions)
     const due = result.fired.filter((entry) => !loaded.retained.has(entry.id))
     let delivered: ReadonlySet<string> = new Set(due.map((entry) => entry.id))
@@ -205,13 +210,13 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
   Effect.gen(function* () {
     const cache = yield* Ref.make(Option.none<Cached>())
     const lock = yield* Semaphore.make(1)
-    const maxAgeMs = (options.max_cache_age_sec ?? 300) * 1000
+    const maxAgeMs = (either(options.maxCacheAgeSec, options.max_cache_age_sec) ?? 300) * 1000
     const ctx: Ctx = {
       store,
       options,
-      flapWindowMs: (options.flap_window_minutes ?? 60) * 60_000,
-      resurfaceMs: (options.resurface_window_minutes ?? 1440) * 60_000,
-      retentionMs: (options.fired_retention_minutes ?? 1440) * 60_000
+      flapWindowMs: (either(options.flapWindowMinutes, options.flap_window_minutes) ?? 60) * 60_000,
+      resurfaceMs: (either(options.resurfaceWindowMinutes, options.resurface_window_minutes) ?? 1440) * 60_000,
+      retentionMs: (either(options.firedRetentionMinutes, options.fired_retention_minutes) ?? 1440) * 60_000
     }
     const fresh = (current: Cached, version: number, nowMs: number) =>
       current.version === version && nowMs < current.validUntilMs && nowMs - current.generatedMs < maxAgeMs

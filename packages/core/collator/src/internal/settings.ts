@@ -23,18 +23,25 @@ export interface Settings {
   readonly inhibitRules: ReadonlyArray<InhibitRule>
 }
 
-export const settingsOf = (now: number, options: Options): Settings => ({
-  now,
-  zone: makeZoneCache(now, options.timezone ?? "UTC"),
-  horizon: (options.upcoming_horizon_minutes ?? 60) * minute,
-  flapThreshold: options.flap_threshold ?? 4,
-  flapWindow: (options.flap_window_minutes ?? 60) * minute,
-  ackTimeout: (options.acknowledgement_timeout_minutes ?? 240) * minute,
-  escalationTimeout:
-    options.escalation_timeout_minutes === null ? undefined : (options.escalation_timeout_minutes ?? 240) * minute,
-  resurfaceWindow: (options.resurface_window_minutes ?? 1440) * minute,
-  inhibitRules: options.inhibit_rules ?? []
-})
+/** An option's camelCase value, else its deprecated snake_case alias's (`null` counts as set: it disables). */
+export const either = <A>(camel: A | undefined, snake: A | undefined): A | undefined =>
+  camel !== undefined ? camel : snake
+
+export const settingsOf = (now: number, options: Options): Settings => {
+  const escalation = either(options.escalationTimeoutMinutes, options.escalation_timeout_minutes)
+  return {
+    now,
+    zone: makeZoneCache(now, options.timezone ?? "UTC"),
+    horizon: (either(options.upcomingHorizonMinutes, options.upcoming_horizon_minutes) ?? 60) * minute,
+    flapThreshold: either(options.flapThreshold, options.flap_threshold) ?? 4,
+    flapWindow: (either(options.flapWindowMinutes, options.flap_window_minutes) ?? 60) * minute,
+    ackTimeout:
+      (either(options.acknowledgementTimeoutMinutes, options.acknowledgement_timeout_minutes) ?? 240) * minute,
+    escalationTimeout: escalation === null ? undefined : (escalation ?? 240) * minute,
+    resurfaceWindow: (either(options.resurfaceWindowMinutes, options.resurface_window_minutes) ?? 1440) * minute,
+    inhibitRules: either(options.inhibitRules, options.inhibit_rules) ?? []
+  }
+}
 
 /**
  * Tracks `valid_until`: each stage reports the future instants at which its verdict could change (`until`), and
