@@ -323,7 +323,7 @@ export const viewOf = (
   const request: Pipeline.Request = unit === "tokens" ? { max_tokens: budget } : { max_nodes: budget }
   const view = Pipeline.optimize(tree, request)
   const smallest = Pipeline.optimize(tree, unit === "tokens" ? { max_tokens: 0 } : { max_nodes: 0 })
-  const digest = Digest.make(tree, unit === "tokens" ? { max_tokens: budget } : { max_nodes: budget })
+  const digest = Digest.make(tree, unit === "tokens" ? { maxTokens: budget } : { maxNodes: budget })
   const fullDigest = Digest.make(tree)
   const digestEntries = Node.childrenOf(digest).length
   return {
