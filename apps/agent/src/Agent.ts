@@ -169,7 +169,7 @@ const makeControl = (
       if (ttl_s !== undefined && !(ttl_s > 0)) {
         return yield* new AttentionInputError({ message: `ttl_s must be a positive number of seconds (got ${ttl_s})` })
       }
-      yield* scheduler.set(target, band, { ttl_s })
+      yield* scheduler.set(target, band, { ttlS: ttl_s })
       return yield* get(target)
     })
   return {
@@ -237,8 +237,8 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
   const server = `${config.server.host}:${config.server.port ?? (config.server.tls === true ? 6697 : 6667)}`
   const turns = yield* Effect.acquireRelease(PubSub.unbounded<Turn>(), (pubsub) => PubSub.shutdown(pubsub))
   const context = TargetContext.make({
-    decay_threshold: config.context?.decay_threshold,
-    log_exchanges: config.context?.log_exchanges,
+    decayThreshold: config.context?.decay_threshold,
+    logExchanges: config.context?.log_exchanges,
     file: `${config.state_dir}/context.json`
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => context.save()))

@@ -57,15 +57,16 @@ export interface PromptMessage {
 }
 
 /**
- * Settings: `decay_threshold` (turns without reference before a log collapses, default 3) and `log_exchanges`
+ * Settings (in-process, so camelCase; the config file's `context` section names them `decay_threshold` and
+ * `log_exchanges`): `decayThreshold` (turns without reference before a log collapses, default 3) and `logExchanges`
  * (exchanges kept per target, default 20).
  *
  * @category models
  * @since 0.1.0
  */
 export interface TargetContextOptions {
-  readonly decay_threshold?: number | undefined
-  readonly log_exchanges?: number | undefined
+  readonly decayThreshold?: number | undefined
+  readonly logExchanges?: number | undefined
   /** A file to keep the context in across restarts (written after every turn). */
   readonly file?: string | undefined
 }
@@ -192,9 +193,9 @@ const promptOf = (
  */
 export const make = (options: TargetContextOptions = {}): TargetContext => {
   const config = Decay.resolveConfig(
-    options.decay_threshold === undefined ? {} : { decay_threshold: options.decay_threshold }
+    options.decayThreshold === undefined ? {} : { decay_threshold: options.decayThreshold }
   )
-  const keep = Math.max(1, options.log_exchanges ?? 20)
+  const keep = Math.max(1, options.logExchanges ?? 20)
   const stored = load(options.file)
   const efforts = new Map<string, Effort>(Object.entries(stored?.efforts ?? {}))
   let expanded: Array<string> = [...(stored?.expanded ?? [])].filter((id) => efforts.has(id))

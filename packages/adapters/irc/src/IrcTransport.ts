@@ -127,10 +127,18 @@ export interface IrcTransportShape {
   /** Waits until the send queue is empty. */
   readonly flush: Effect.Effect<void>
   /**
-   * Flushes the send queue (up to `timeout_s`, default 5), sends `QUIT :message`, and waits for the server to
-   * close the connection. No reconnect follows. The layer calls it when its scope closes.
+   * Flushes the send queue (up to `timeoutS` seconds, default 5; the old spelling `timeout_s` is still accepted),
+   * sends `QUIT :message`, and waits for the server to close the connection. No reconnect follows. The layer calls
+   * it when its scope closes.
    */
-  readonly quit: (message?: string, options?: { readonly timeout_s?: number }) => Effect.Effect<void>
+  readonly quit: (
+    message?: string,
+    options?: {
+      readonly timeoutS?: number
+      /** @deprecated Use `timeoutS`. */
+      readonly timeout_s?: number
+    }
+  ) => Effect.Effect<void>
 }
 
 const DEFAULT_QUIT = "heed agent shutting down"
@@ -258,7 +266,8 @@ const make = Effect.fnUntraced(function* (config: IrcTransportConfig) {
     joined: Effect.sync(() => [...connection.desired.values()].filter((c) => connection.joined.has(c.toLowerCase()))),
     pending: Effect.sync(() => connection.pending),
     flush: Effect.promise(() => connection.drained()),
-    quit: (message = DEFAULT_QUIT, quitOptions) => quitWith(connection, message, quitOptions?.timeout_s ?? 5)
+    quit: (message = DEFAULT_QUIT, quitOptions) =>
+      quitWith(connection, message, quitOptions?.timeoutS ?? quitOptions?.timeout_s ?? 5)
   })
 })
 

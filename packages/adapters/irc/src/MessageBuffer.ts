@@ -42,7 +42,7 @@ export interface ReadResult {
 }
 
 /**
- * Settings of {@link MessageBuffer.layer}.
+ * Settings of {@link MessageBuffer.layer} (in-process, so camelCase; the agent's config file keeps its own names).
  *
  * @category models
  * @since 0.1.0
@@ -51,6 +51,12 @@ export interface MessageBufferOptions {
   /** Messages kept per target (default 500). */
   readonly capacity?: number | undefined
   /** Most messages one read returns (default 50). */
+  readonly readLimit?: number | undefined
+  /**
+   * The old name of `readLimit`, still accepted (`readLimit` wins when both are set).
+   *
+   * @deprecated Use `readLimit`.
+   */
   readonly read_limit?: number | undefined
 }
 
@@ -70,7 +76,7 @@ export interface MessageBufferShape {
   /** Appends a message to its target's ring and returns it with its `seq`. */
   readonly append: (message: Omit<BufferedMessage, "seq">) => Effect.Effect<BufferedMessage>
   /**
-   * Reads the target's unread messages (the newest `read_limit` of them when more are waiting; the older ones
+   * Reads the target's unread messages (the newest `readLimit` of them when more are waiting; the older ones
    * are given up and counted in `skipped`) and settles them.
    */
   readonly read: (target: string) => Effect.Effect<ReadResult>
@@ -84,7 +90,7 @@ export interface MessageBufferShape {
   readonly ack: (target: string, seqs: ReadonlyArray<number>) => Effect.Effect<void>
   /** Returns claimed messages to unread (their delivery failed), so the next read or claim returns them again. */
   readonly release: (target: string, seqs: ReadonlyArray<number>) => Effect.Effect<void>
-  /** Reads up to `limit` (at most `read_limit`) messages after `cursor` without changing any message's state. */
+  /** Reads up to `limit` (at most `readLimit`) messages after `cursor` without changing any message's state. */
   readonly since: (target: string, cursor: number, limit?: number) => Effect.Effect<ReadResult>
   /** How many messages of the target are unread (neither claimed nor settled; capped by the ring's capacity). */
   readonly unread: (target: string) => Effect.Effect<number>
@@ -196,7 +202,7 @@ class Ring {
 
 const make = (options: MessageBufferOptions = {}): MessageBufferShape => {
   const capacity = Math.max(1, Math.floor(options.capacity ?? 500))
-  const readLimit = Math.max(1, Math.floor(options.read_limit ?? 50))
+  const readLimit = Math.max(1, Math.floor(options.readLimit ?? options.read_limit ?? 50))
   const rings = new Map<string, Ring>()
   const ring = (target: string) => {
     let found = rings.get(target)

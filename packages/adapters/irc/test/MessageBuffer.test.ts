@@ -102,6 +102,22 @@ describe("MessageBuffer", () => {
     })
   )
 
+  // `read_limit` is the deprecated spelling of `readLimit`: both must cap a read.
+  for (const options of [{ readLimit: 2 }, { read_limit: 2 }, { readLimit: 2, read_limit: 5 }]) {
+    it.effect(`a read returns the newest ${JSON.stringify(options)} messages and skips the older ones`, () =>
+      Effect.gen(function* () {
+        const buffer = MessageBuffer.make(options)
+        for (const text of ["one", "two", "three", "four"]) yield* buffer.append(message("#a", text))
+        const read = yield* buffer.read("#a")
+        assert.deepStrictEqual(
+          read.messages.map((m) => m.text),
+          ["three", "four"]
+        )
+        assert.strictEqual(read.skipped, 2)
+      })
+    )
+  }
+
   it.effect("forget drops a target", () =>
     Effect.gen(function* () {
       const buffer = MessageBuffer.make({ capacity: 3 })

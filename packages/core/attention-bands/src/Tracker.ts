@@ -57,14 +57,22 @@ export interface TargetState {
 }
 
 /**
- * Options for {@link Tracker.set}. `ttl_s` holds the chosen band for that many seconds (no decay, no ambient
- * change) before normal decay resumes from it, with the hold timer restarting at the moment of expiry. `Infinity`
- * holds until the next direct stimulus. Without a positive `ttl_s` the band decays normally from `now`.
+ * Options for {@link Tracker.set} (in-process, so camelCase; the agent's `set_attention` keeps `ttl_s` on the wire).
+ * `ttlS` holds the chosen band for that many seconds (no decay, no ambient change) before normal decay resumes from
+ * it, with the hold timer restarting at the moment of expiry. `Infinity` holds until the next direct stimulus.
+ * Without a positive `ttlS` the band decays normally from `now`. The old `ttl_s` is still accepted (`ttlS` wins when
+ * both are set).
  *
  * @category models
  * @since 0.1.0
  */
 export interface SetOptions {
+  readonly ttlS?: number | undefined
+  /**
+   * The old name of `ttlS`, still accepted.
+   *
+   * @deprecated Use `ttlS`.
+   */
   readonly ttl_s?: number | undefined
 }
 
@@ -103,7 +111,7 @@ export interface Tracker {
    */
   readonly onAmbient: (target: string, now: number) => Band
   /**
-   * Sets the band explicitly (cause `manual`), restarting the hold; see {@link SetOptions} for `ttl_s`. A pinned
+   * Sets the band explicitly (cause `manual`), restarting the hold; see {@link SetOptions} for `ttlS`. A pinned
    * target keeps its pinned band. Returns the resulting band.
    */
   readonly set: (target: string, band: Band, now: number, options?: SetOptions) => Band
@@ -398,7 +406,7 @@ class TrackerImpl implements Tracker {
     const id = this.idOf(target)
     const pinned = this.pinOf(id)
     if (pinned >= 0) return Band.fromRank(pinned)
-    const ttl = options.ttl_s
+    const ttl = options.ttlS ?? options.ttl_s
     this.d[id * STRIDE + MANUAL] =
       ttl === Infinity ? Infinity : ttl !== undefined && Number.isFinite(ttl) && ttl > 0 ? now + ttl : Number.NaN
     const result = this.promote(id, Band.rank(band), now, "manual")
@@ -588,7 +596,7 @@ class TrackerImpl implements Tracker {
  * targets are always due; a backwards clock does nothing; `seed` is idempotent; transitions fire only on real
  * changes.
  *
- * **Additions**: manual holds with a TTL (`set(target, band, now, { ttl_s })`), pinned bands that never change,
+ * **Additions**: manual holds with a TTL (`set(target, band, now, { ttlS })`), pinned bands that never change,
  * `forget`, and a time-ordered index (a calendar queue of poll and decay deadlines with lazy invalidation) so
  * `dueTargets` costs O(due · log due + decaying) instead of a scan of every target.
  *

@@ -423,10 +423,10 @@ describe("Tracker", () => {
     assert.strictEqual(bandIn(tracker, "#a"), "COOL")
   })
 
-  it("set with ttl_s holds the band until expiry; the hold timer restarts at expiry, then decay is normal", () => {
+  it("set with ttlS holds the band until expiry; the hold timer restarts at expiry, then decay is normal", () => {
     const r = recorder()
     const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
-    tracker.set("#a", "HOT", 0, { ttl_s: 1000 })
+    tracker.set("#a", "HOT", 0, { ttlS: 1000 })
     tracker.dueTargets(999)
     assert.strictEqual(bandIn(tracker, "#a"), "HOT")
     tracker.dueTargets(1120) // expiry at 1000 + HOT hold 120, not strictly passed
@@ -441,10 +441,10 @@ describe("Tracker", () => {
 
   it("a direct stimulus always wins over a manual hold", () => {
     const tracker = Tracker.make(AttentionConfig.defaults)
-    tracker.set("#a", "IDLE", 0, { ttl_s: 10_000 })
+    tracker.set("#a", "IDLE", 0, { ttlS: 10_000 })
     tracker.onDirect("#a", 0) // creates nothing new: #a exists at IDLE
     assert.strictEqual(bandIn(tracker, "#a"), "HOT")
-    tracker.set("#b", "COOL", 0, { ttl_s: 10_000 })
+    tracker.set("#b", "COOL", 0, { ttlS: 10_000 })
     assert.strictEqual(tracker.onDirect("#b", 50), "HOT")
     // The manual hold is over: normal decay from the direct stimulus.
     tracker.dueTargets(171)

@@ -300,7 +300,7 @@ describe("Scheduler", () => {
         Effect.scoped(
           Effect.gen(function* () {
             const scheduler = yield* Scheduler.make(options(h))
-            assert.strictEqual(yield* scheduler.set("#dev", "HOT", { ttl_s: 600 }), "HOT")
+            assert.strictEqual(yield* scheduler.set("#dev", "HOT", { ttlS: 600 }), "HOT")
             yield* TestClock.adjust("700 seconds")
             assert.strictEqual(yield* bandOf(scheduler, "#dev"), "HOT")
             yield* TestClock.adjust("30 seconds")

@@ -305,9 +305,9 @@ describe("Tracker: seed on join, forget on part", () => {
 })
 
 describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
-  it("set with ttl_s holds the band until the TTL, then decays normally from that band", () => {
+  it("set with ttlS holds the band until the TTL, then decays normally from that band", () => {
     const { tracker, transitions } = recording()
-    assert.strictEqual(tracker.set("#a", "HOT", 0, { ttl_s: 1000 }), "HOT")
+    assert.strictEqual(tracker.set("#a", "HOT", 0, { ttlS: 1000 }), "HOT")
     tracker.dueTargets(999)
     assert.strictEqual(bandOf(tracker, "#a"), "HOT")
     // The hold timer restarts at expiry (t=1000): HOT decays only after 1000 + 120.
@@ -325,12 +325,29 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
 
   it("one late check after a TTL walks several bands from the expiry", () => {
     const tracker = Tracker.make(config)
-    tracker.set("#a", "HOT", 0, { ttl_s: 100 })
+    tracker.set("#a", "HOT", 0, { ttlS: 100 })
     tracker.dueTargets(100 + 121 + 301)
     assert.strictEqual(bandOf(tracker, "#a"), "COOL")
   })
 
-  it("without ttl_s a manual band decays normally from now (upstream)", () => {
+  it("the deprecated ttl_s option still holds the band like ttlS; ttlS wins when both are set", () => {
+    const viaAlias = Tracker.make(config)
+    const viaCamel = Tracker.make(config)
+    viaAlias.set("#a", "HOT", 0, { ttl_s: 1000 })
+    viaCamel.set("#a", "HOT", 0, { ttlS: 1000 })
+    for (const now of [500, 999, 1000, 1500, 5000]) {
+      viaAlias.dueTargets(now)
+      viaCamel.dueTargets(now)
+      assert.deepStrictEqual(viaAlias.get("#a"), viaCamel.get("#a"), `at ${now}`)
+      if (now === 999) assert.strictEqual(bandOf(viaAlias, "#a"), "HOT")
+    }
+    const both = Tracker.make(config)
+    both.set("#a", "HOT", 0, { ttlS: 10, ttl_s: 1_000_000 })
+    both.dueTargets(5000)
+    assert.notStrictEqual(bandOf(both, "#a"), "HOT")
+  })
+
+  it("without ttlS a manual band decays normally from now (upstream)", () => {
     const tracker = Tracker.make(config)
     tracker.set("#a", "HOT", 0)
     tracker.dueTargets(121)
@@ -339,7 +356,7 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
 
   it("a direct stimulus always wins over a manual hold", () => {
     const { tracker, transitions } = recording()
-    tracker.set("#a", "IDLE", 0, { ttl_s: 3600 })
+    tracker.set("#a", "IDLE", 0, { ttlS: 3600 })
     assert.strictEqual(tracker.onDirect("#a", 10), "HOT")
     assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#a")).manualUntil))
     tracker.dueTargets(131)
@@ -349,15 +366,15 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
 
   it("ambient traffic does not move a band under a manual hold, but does after it", () => {
     const tracker = Tracker.make(config)
-    tracker.set("#a", "IDLE", 0, { ttl_s: 60 })
+    tracker.set("#a", "IDLE", 0, { ttlS: 60 })
     assert.strictEqual(tracker.onAmbient("#a", 30), "IDLE")
     assert.strictEqual(tracker.onAmbient("#a", 61), "COOL")
   })
 
   it("a manual hold that dueTargets saw end stays over, also when the clock then goes back (IDLE and HOT)", () => {
     const tracker = Tracker.make(config)
-    tracker.set("#idle", "IDLE", 0, { ttl_s: 60 })
-    tracker.set("#hot", "HOT", 0, { ttl_s: 60 })
+    tracker.set("#idle", "IDLE", 0, { ttlS: 60 })
+    tracker.set("#hot", "HOT", 0, { ttlS: 60 })
     tracker.dueTargets(61)
     assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#idle")).manualUntil))
     assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#hot")).manualUntil))
@@ -368,15 +385,15 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
     assert.strictEqual(bandOf(tracker, "#hot"), "WARM")
   })
 
-  it("ttl_s: Infinity holds until a direct stimulus; a non-positive ttl_s means no hold", () => {
+  it("ttlS: Infinity holds until a direct stimulus; a non-positive ttlS means no hold", () => {
     const tracker = Tracker.make(config)
-    tracker.set("#a", "HOT", 0, { ttl_s: Infinity })
+    tracker.set("#a", "HOT", 0, { ttlS: Infinity })
     tracker.dueTargets(1e7)
     assert.strictEqual(bandOf(tracker, "#a"), "HOT")
     tracker.onDirect("#a", 1e7)
     tracker.dueTargets(1e7 + 121)
     assert.strictEqual(bandOf(tracker, "#a"), "WARM")
-    tracker.set("#b", "HOT", 0, { ttl_s: -5 })
+    tracker.set("#b", "HOT", 0, { ttlS: -5 })
     assert.isTrue(Option.isNone(Option.getOrThrow(tracker.get("#b")).manualUntil))
     tracker.dueTargets(121)
     assert.strictEqual(bandOf(tracker, "#b"), "WARM")
@@ -389,7 +406,7 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
     assert.isTrue(Option.getOrThrow(tracker.get("#ops")).pinned)
     tracker.dueTargets(100_000)
     assert.strictEqual(bandOf(tracker, "#ops"), "HOT")
-    assert.strictEqual(tracker.set("#ops", "IDLE", 100_001, { ttl_s: 10 }), "HOT")
+    assert.strictEqual(tracker.set("#ops", "IDLE", 100_001, { ttlS: 10 }), "HOT")
     assert.strictEqual(tracker.onDirect("#spam", 100_002), "IDLE")
     assert.strictEqual(tracker.onAmbient("#spam", 100_003), "IDLE")
     assert.deepStrictEqual(transitions, [])
@@ -488,7 +505,7 @@ describe("Tracker properties", () => {
               reference.markPolled(op.target, now)
               break
             case "set":
-              tracker.set(op.target, op.band, now, { ttl_s: op.ttl })
+              tracker.set(op.target, op.band, now, { ttlS: op.ttl })
               reference.set(op.target, op.band, now, op.ttl)
               break
             case "due":
@@ -517,7 +534,7 @@ describe("Tracker properties", () => {
           const before = transitions.length
           if (op.kind === "direct") tracker.onDirect(op.target, now)
           else if (op.kind === "ambient") tracker.onAmbient(op.target, now)
-          else if (op.kind === "set") tracker.set(op.target, op.band, now, { ttl_s: op.ttl })
+          else if (op.kind === "set") tracker.set(op.target, op.band, now, { ttlS: op.ttl })
           else if (op.kind === "seed") tracker.seed(op.target)
           else if (op.kind === "forget") tracker.forget(op.target) && known.delete(op.target)
           else if (op.kind === "poll") tracker.markPolled(op.target, now)
