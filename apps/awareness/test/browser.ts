@@ -5,7 +5,10 @@
  * the Debian package as root, scripts/debian-packages.txt); when it is missing the browser tests skip with the reason
  * printed, and under CI=true they run and fail instead.
  */
-import { accessSync, constants, mkdirSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
@@ -105,8 +108,44 @@ export const openPage = (
 /** Runs a playwright call as an Effect (a rejection is a test failure with playwright's message). */
 export const pw = <A>(f: () => Promise<A>): Effect.Effect<A> => Effect.promise(f)
 
-/** The repository root (this file is apps/awareness/test/browser.ts). */
-export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+/** The app's folder (this file is apps/awareness/test/browser.ts) and the repository root. */
+export const appDir = join(dirname(fileURLToPath(import.meta.url)), "..")
+export const repoRoot = join(appDir, "..", "..")
+
+let built: Promise<string> | undefined
+
+/**
+ * Builds the page as `./heed build` does (Vite, web/vite.config.ts, production) into a fresh temporary folder, once
+ * per process, and returns that folder for `settings.dashboardDir`: the tests see the page of the sources they run
+ * with (a clean checkout has no dist/web, and an old one may be stale), and never race a concurrent build of dist.
+ */
+export const buildPage: Effect.Effect<string> = Effect.promise(() => {
+  built ??= new Promise<string>((resolve, reject) => {
+    const outDir = mkdtempSync(join(tmpdir(), "heed-dashboard-page-"))
+    process.once("exit", () => rmSync(outDir, { recursive: true, force: true }))
+    const vite = join(
+      dirname(createRequire(join(appDir, "package.json")).resolve("vite/package.json")),
+      "bin",
+      "vite.js"
+    )
+    const child = spawn(
+      process.execPath,
+      [vite, "build", "--config", "web/vite.config.ts", "--outDir", outDir, "--emptyOutDir", "--logLevel", "warn"],
+      { cwd: appDir, stdio: ["ignore", "inherit", "pipe"], env: { ...process.env, NODE_ENV: "production" } }
+    )
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.on("error", reject)
+    child.on("exit", (code) =>
+      code === 0 && existsSync(join(outDir, "index.html"))
+        ? resolve(outDir)
+        : reject(new Error(`vite build of the dashboard failed (exit ${code}): ${stderr}`))
+    )
+  })
+  return built
+})
 
 /** Screenshots of the test run: `screenshots/awareness/` at the repository root (git-ignored, never committed). */
 export const screenshotDir = process.env.HEED_SCREENSHOT_DIR ?? join(repoRoot, "screenshots", "awareness")
