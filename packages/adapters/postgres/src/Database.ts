@@ -94,6 +94,16 @@ export const Backend: Context.Service<Backend, Backend> = Context.Service<Backen
 
 const identifier = /^[a-z_][a-z0-9_]{0,62}$/
 
+/**
+ * `work_mem` of heed's sessions on both backends. A briefing reads every firing alert ordered by time; at 10k alerts
+ * that sort needs about 4.5 MB, just over PostgreSQL's default of 4MB, and spilling it to disk made the query six
+ * times slower. The memory is taken only while a sort runs.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const sortMemory = "16MB"
+
 const channel = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{
@@ -122,6 +132,7 @@ export const layerEmbedded = (
   const session = Layer.effectDiscard(
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      yield* sql`SELECT set_config('work_mem', ${sortMemory}, false)`
       if (options.sessionOwner !== undefined) {
         yield* sql`SELECT set_config('app.current_user', ${options.sessionOwner}, false)`
       }
@@ -154,6 +165,7 @@ const pgLayer = (options: ServerOptions) =>
         transformJson: false,
         applicationName: "@heed/postgres",
         startupParameters: {
+          work_mem: sortMemory,
           ...(schema === undefined ? {} : { search_path: schema }),
           ...(options.sessionOwner === undefined ? {} : { "app.current_user": options.sessionOwner })
         }

@@ -13,7 +13,10 @@
  * - `update` locks the row (`SELECT … FOR UPDATE`), applies the caller's function and writes the result in the same
  *   transaction: a compare-and-set, so an intention fired by `update(id, pending ? fired : undefined)` fires once.
  * - each write bumps one of the owner's 16 counter rows in `store_versions` in the same statement, so `version`
- *   (their sum) moves exactly when a change becomes visible, in every process.
+ *   (their sum) moves exactly when a change becomes visible, in every process. On PGlite the data directory belongs
+ *   to one process, so `version` is that sum read once and then counted in memory (a write that commits adds one
+ *   before it returns, and a write, once begun, is not interrupted before it counts): a read of it costs nothing and
+ *   never queues on PGlite's single connection.
  *
  * @since 0.1.0
  */
@@ -139,13 +142,70 @@ export const make = Effect.fnUntraced(function* (
 
   const sessionOwner = options.ownerInSession === true
   const ctx = makeOwned(sql, owner, sessionOwner, languageOf, maxEntryBytes)
+  const counter = backend.kind === "pglite" ? yield* localCounter(backend, owner, readVersion(ctx)) : undefined
   return {
-    store: Store.of(makeStore(ctx)),
+    store: Store.of(makeStore(ctx, counter)),
     search: FullTextSearch.of(makeSearch(ctx, defaultLanguage, available)),
     feed: ChangeFeed.of(makeFeed(backend, owner)),
-    cleanup: Cleanup.of(makeCleanup(ctx))
+    cleanup: Cleanup.of(makeCleanup(ctx, counter))
   }
 })
+
+/** The version as the database has it: the sum of the owner's counter rows. */
+const readVersion = (ctx: Owned) =>
+  ctx.read(
+    "reading the store version",
+    Effect.map(
+      ctx.sql<{ readonly version: unknown }>`SELECT COALESCE(sum(version), 0)::float8 AS version FROM store_versions
+        WHERE owner_id = ${ctx.owner}`,
+      (rows) => Number(rows[0]!.version)
+    )
+  )
+
+/** An owner's version counted in memory (PGlite: this process is the only writer). */
+interface Counter {
+  value: number
+}
+
+/** One counter per PGlite database and owner, shared by every store of that owner on it. */
+const counters = new WeakMap<Database.Backend, Map<string, Counter>>()
+
+const localCounter = (backend: Database.Backend, owner: string, read: Effect.Effect<number, StoreError>) =>
+  Effect.gen(function* () {
+    let owners = counters.get(backend)
+    if (owners === undefined) {
+      owners = new Map()
+      counters.set(backend, owners)
+    }
+    const known = owners.get(owner)
+    if (known !== undefined) return known
+    // No store of this owner exists yet on this database, so nothing can write its entries while this reads.
+    const value = yield* read
+    const again = owners.get(owner)
+    if (again !== undefined) return again
+    const counter: Counter = { value }
+    owners.set(owner, counter)
+    return counter
+  })
+
+/**
+ * A write that moves the version when it succeeds (`changed` says whether this outcome changed anything): with an
+ * in-memory counter it runs uninterruptibly, so a committed write always counts, and counts after its commit.
+ */
+const counted = <A, E, R>(
+  counter: Counter | undefined,
+  write: Effect.Effect<A, E, R>,
+  changed: (a: A) => boolean = () => true
+): Effect.Effect<A, E, R> =>
+  counter === undefined
+    ? write
+    : Effect.uninterruptible(
+        Effect.tap(write, (a) =>
+          Effect.sync(() => {
+            if (changed(a)) counter.value++
+          })
+        )
+      )
 
 /** Inserts one entry; a unique violation names the id or the live logical key that clashed. */
 const insertEntry = (ctx: Owned, entry: Entry) =>
@@ -201,19 +261,13 @@ const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | u
   )
 }
 
-/** The `Store` port over one owner's SQL. */
-const makeStore = (ctx: Owned): StoreShape => {
+/** The `Store` port over one owner's SQL; `counter` keeps the version in memory (PGlite). */
+const makeStore = (ctx: Owned, counter: Counter | undefined): StoreShape => {
   const { sql, owner, select, order, owned, read } = ctx
+  const version = counter === undefined ? readVersion(ctx) : Effect.sync(() => counter.value)
   return {
-    version: read(
-      "reading the store version",
-      Effect.map(
-        sql<{ readonly version: unknown }>`SELECT COALESCE(sum(version), 0)::float8 AS version FROM store_versions
-          WHERE owner_id = ${owner}`,
-        (rows) => Number(rows[0]!.version)
-      )
-    ),
-    insert: (entry) => insertEntry(ctx, entry),
+    version,
+    insert: (entry) => counted(counter, insertEntry(ctx, entry)),
     get: (id) =>
       read(
         `reading entry ${id}`,
@@ -235,20 +289,24 @@ const makeStore = (ctx: Owned): StoreShape => {
         )
         return rows.map(toEntry)
       }),
-    upsert: (key, makeEntry) => upsertEntry(ctx, key, makeEntry),
+    upsert: (key, makeEntry) => counted(counter, upsertEntry(ctx, key, makeEntry)),
     update: (id, f) =>
-      owned(
-        `updating entry ${id}`,
-        Effect.gen(function* () {
-          const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}
+      counted(
+        counter,
+        owned(
+          `updating entry ${id}`,
+          Effect.gen(function* () {
+            const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}
             FOR UPDATE`
-          if (rows.length === 0) return Option.none<Entry>()
-          const next = f(toEntry(rows[0]!))
-          if (next === undefined) return Option.none<Entry>()
-          const written = { ...next, id } as Entry
-          yield* ctx.bumping(ctx.updateRow(yield* ctx.encode(written)))
-          return Option.some(written)
-        })
+            if (rows.length === 0) return Option.none<Entry>()
+            const next = f(toEntry(rows[0]!))
+            if (next === undefined) return Option.none<Entry>()
+            const written = { ...next, id } as Entry
+            yield* ctx.bumping(ctx.updateRow(yield* ctx.encode(written)))
+            return Option.some(written)
+          })
+        ),
+        Option.isSome
       )
   }
 }
@@ -301,23 +359,27 @@ const makeFeed = (backend: Database.Backend, owner: string): ChangeFeed["Service
 })
 
 /** The opt-in expiry purge of one owner. */
-const makeCleanup = (ctx: Owned): Cleanup["Service"] => {
+const makeCleanup = (ctx: Owned, counter: Counter | undefined): Cleanup["Service"] => {
   const { sql, owner } = ctx
   return {
     purgeExpired: (now) =>
       Effect.gen(function* () {
         const at = yield* ctx.iso("now", now)
-        return yield* ctx.owned(
-          "purging expired entries",
-          Effect.gen(function* () {
-            const purged = yield* sql<{ readonly id: string }>`DELETE FROM entries
+        return yield* counted(
+          counter,
+          ctx.owned(
+            "purging expired entries",
+            Effect.gen(function* () {
+              const purged = yield* sql<{ readonly id: string }>`DELETE FROM entries
               WHERE owner_id = ${owner} AND expires IS NOT NULL AND expires <= ${at}::timestamptz
               AND EXISTS (SELECT 1 FROM entries p WHERE p.owner_id = ${owner} AND p.type = 'preference'
                 AND p.deleted IS NULL AND p.data ->> 'key' = 'auto_cleanup' AND p.data ->> 'value' = 'true')
               RETURNING id`
-            if (purged.length > 0) yield* ctx.bump
-            return purged.length
-          })
+              if (purged.length > 0) yield* ctx.bump
+              return purged.length
+            })
+          ),
+          (purged) => purged > 0
         )
       })
   }

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Store, StoreContract } from "@heed/collator"
-import { Config, ConfigProvider, Effect, Layer, Option } from "effect"
+import { Config, ConfigProvider, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import type * as Context from "effect/Context"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type ChangeFeed, type FullTextSearch, layerConfig, PostgresStore } from "../src/index.ts"
@@ -212,6 +212,68 @@ for (const backend of await backends("store")) {
         })
       )
     })
+
+    it.effect("the version follows every committed write and matches the counter rows", () => {
+      const owner = freshOwner()
+      return withStores(two(owner), ([a, b]) =>
+        Effect.gen(function* () {
+          const sql = yield* Effect.provide(
+            Effect.map(SqlClient.SqlClient, (sql) => sql),
+            Layer.succeedContext(backend.db)
+          )
+          const counted = Effect.map(
+            sql<{ readonly version: number }>`SELECT COALESCE(sum(version), 0)::float8 AS version
+              FROM store_versions WHERE owner_id = ${owner}`,
+            (rows) => Number(rows[0]?.version)
+          )
+          const v0 = yield* a!.version
+          yield* a!.insert(makeEntry({ id: "v1" }))
+          yield* b!.upsert({ type: "note", source: "s" }, () => makeEntry({ id: "v2" }))
+          yield* b!.update("v1", () => undefined)
+          yield* Effect.flip(a!.insert(makeEntry({ id: "v1" })))
+          yield* a!.update("v1", (entry) => ({ ...entry, tags: ["t"] }))
+          // three writes committed, through either store of the owner; a declined update and a failed insert did not
+          assert.strictEqual(yield* a!.version, v0 + 3)
+          assert.strictEqual(yield* b!.version, v0 + 3)
+          assert.strictEqual(yield* counted, v0 + 3)
+        })
+      )
+    })
+
+    if (backend.kind === "pglite") {
+      it.effect("on PGlite the version is known without a query: it answers while the connection is busy", () => {
+        const owner = freshOwner()
+        return withStores([storeOn(backend.db, owner)], ([store]) =>
+          Effect.gen(function* () {
+            const sql = yield* Effect.provide(
+              Effect.map(SqlClient.SqlClient, (sql) => sql),
+              Layer.succeedContext(backend.db)
+            )
+            yield* store!.insert(makeEntry({ id: "before" }))
+            const expected = yield* store!.version
+            const busy = yield* Deferred.make<void>()
+            const release = yield* Deferred.make<void>()
+            // a transaction holds PGlite's single connection until released
+            const holder = yield* Effect.forkChild(
+              sql.withTransaction(
+                Effect.andThen(
+                  Effect.andThen(sql`SELECT 1`, Deferred.succeed(busy, undefined)),
+                  Deferred.await(release)
+                )
+              )
+            )
+            yield* Deferred.await(busy)
+            const reader = yield* Effect.forkChild(store!.version)
+            for (let i = 0; i < 100 && reader.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+            const answered = reader.pollUnsafe()
+            yield* Deferred.succeed(release, undefined)
+            yield* Fiber.join(holder)
+            assert.isDefined(answered, "the version read waited for the connection")
+            assert.strictEqual(yield* Fiber.join(reader), expected)
+          })
+        )
+      })
+    }
 
     it.effect("a column edited by plain SQL wins over the stored envelope", () => {
       const owner = freshOwner()

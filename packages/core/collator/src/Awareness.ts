@@ -4,7 +4,7 @@
  * `AwarenessTools.call`, which validates it against the tool's schema first.
  *
  * It keeps the collation layer the seed describes: a cached briefing, rebuilt when the store's `version` changes
- * (re-read from the store on every read, so writes from other processes and replicas count) or when time makes it
+ * (asked of the store on every read, so writes from other processes and replicas count) or when time makes it
  * out of date (`Collator.Result.valid_until`), so `staleness_sec` is real. Due intentions are delivered exactly
  * once (`new: true`) and stay in `fired_intentions` until acknowledged or until `firedRetentionMinutes` pass.
  * Time comes from Effect's `Clock`.

@@ -99,7 +99,8 @@ export interface UpsertResult {
  * The store's interface.
  *
  * - `version`: a counter that grows on every successful write (inserts, upserts, updates that changed something);
- *   readers compare it to detect changes, also across processes (a Postgres adapter keeps it in the database).
+ *   readers compare it to detect changes, also across processes (a Postgres adapter keeps it in the database). The
+ *   briefing cache asks for it on every read, so it should be cheap.
  * - `insert(entry)`: stores a new entry; fails if the id exists.
  * - `get(id)`: the entry with this id, deleted or not.
  * - `query(filter)`: see {@link EntryFilter}.

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
-import { Effect, Exit, Layer, Option } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   Awareness,
@@ -265,6 +265,58 @@ describe("Awareness: the cached briefing", () => {
       assert.strictEqual(rebuilt.active_alerts, 1)
       assert.notStrictEqual(rebuilt.generated, first.generated)
     }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("concurrent readers share a generation begun after their reads, while writes keep coming", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const memory = yield* Store
+      // Each generation reads the statuses first; the n-th one then waits for gates[n] (a slow read) when there is one.
+      const gates: Array<Deferred.Deferred<void>> = []
+      let generations = 0
+      const gated = Store.of({
+        ...memory,
+        query: (filter) =>
+          filter.types?.[0] === "status" && filter.activeAt !== undefined
+            ? Effect.suspend(() => {
+                const gate = gates[generations++]
+                return gate === undefined
+                  ? memory.query(filter)
+                  : Effect.flatMap(memory.query(filter), (rows) => Effect.as(Deferred.await(gate), rows))
+              })
+            : memory.query(filter)
+      })
+      const awareness = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(Layer.succeed(Store, gated))))
+      const until = (condition: () => boolean) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < 1000 && !condition(); i++) yield* Effect.yieldNow
+          assert.isTrue(condition())
+        })
+      const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
+      const write = (source: string) => awareness.reportStatus({ source, tags: [], metrics: {}, ttl_sec: 3600 })
+      const first = yield* Deferred.make<void>()
+      const second = yield* Deferred.make<void>()
+      gates.push(first, second)
+      const reader1 = yield* Effect.forkChild(awareness.getBriefing())
+      yield* until(() => generations === 1)
+      yield* write("a")
+      const reader2 = yield* Effect.forkChild(awareness.getBriefing())
+      yield* write("b")
+      const reader3 = yield* Effect.forkChild(awareness.getBriefing())
+      yield* settle
+      yield* Deferred.succeed(first, undefined)
+      // reader 2 generates after both writes; a write lands while it does
+      yield* until(() => generations === 2)
+      yield* write("c")
+      yield* Deferred.succeed(second, undefined)
+      assert.deepStrictEqual(Object.keys((yield* Fiber.join(reader1)).sources), [])
+      assert.deepStrictEqual(Object.keys((yield* Fiber.join(reader2)).sources).sort(), ["a", "b"])
+      // reader 3's own write is in the briefing reader 2 generated: shared, not generated a third time
+      assert.deepStrictEqual(Object.keys((yield* Fiber.join(reader3)).sources).sort(), ["a", "b"])
+      assert.strictEqual(generations, 2)
+      // the next reader sees the last write
+      assert.deepStrictEqual(Object.keys((yield* awareness.getBriefing()).sources).sort(), ["a", "b", "c"])
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("is rebuilt when time changes the answer (a status goes stale)", () =>

@@ -3,8 +3,10 @@
  *
  * A cached briefing is served while the store's `version` is unchanged, time has not made it out of date
  * (`Collator.Result.valid_until`, a retained intention's expiry) and it is younger than `maxCacheAgeSec`; the
- * version is re-read from the store on every read, so a write through another process or replica invalidates the
- * cache on the next read (no notification is involved).
+ * version is asked of the store on every read, so a write through another process or replica invalidates the cache
+ * on the next read (no notification is involved). How much that costs is the store's business: `@heed/postgres`
+ * keeps it in memory on PGlite (one process owns the data directory, so its own writes are the only ones) and sums
+ * the owner's counter rows on a PostgreSQL server.
  *
  * Delivery: a due intention is claimed by the read that delivers it with a compare-and-set on the store
  * (`update(id, pending ? fired : undefined)`, atomic on every backend and across replicas), and that read marks it
@@ -16,7 +18,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Semaphore from "effect/Semaphore"
 import type { Briefing } from "../Briefing.ts"
 import * as Collator from "../Collator.ts"
@@ -205,11 +206,19 @@ const rebuild = (ctx: Ctx, nowMs: number, delivering: boolean): Effect.Effect<Ca
     }
   })
 
-/** Builds the cache over `store`. */
+/**
+ * Builds the cache over `store`.
+ *
+ * A hit takes no lock: the store's `version` is read (free on stores that keep it in memory) and the cached briefing
+ * is served when it was generated from that version or a later one. Misses queue for one generation at a time
+ * (single flight): each waiter re-checks the cache when its turn comes, so the concurrent misses of one change share
+ * one generation, and a reader that wrote just before waits for at most the generation in progress plus its own.
+ */
 export const make = (store: Store["Service"], options: Options): Effect.Effect<BriefingCache> =>
   Effect.gen(function* () {
-    const cache = yield* Ref.make(Option.none<Cached>())
-    const lock = yield* Semaphore.make(1)
+    // One fiber at a time mutates it, synchronously; reads are plain (no lock on the hit path).
+    let cached: Cached | undefined
+    const generating = yield* Semaphore.make(1)
     const maxAgeMs = (either(options.maxCacheAgeSec, options.max_cache_age_sec) ?? 300) * 1000
     const ctx: Ctx = {
       store,
@@ -218,24 +227,36 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
       resurfaceMs: (either(options.resurfaceWindowMinutes, options.resurface_window_minutes) ?? 1440) * 60_000,
       retentionMs: (either(options.firedRetentionMinutes, options.fired_retention_minutes) ?? 1440) * 60_000
     }
-    const fresh = (current: Cached, version: number, nowMs: number) =>
-      current.version === version && nowMs < current.validUntilMs && nowMs - current.generatedMs < maxAgeMs
+    // Generated from `version` or later (a briefing that delivered intentions has version -1: never served again),
+    // and not yet out of date at `nowMs`.
+    const lookup = (version: number, nowMs: number): Briefing | undefined => {
+      const hit = cached
+      if (
+        hit === undefined ||
+        hit.version < 0 ||
+        hit.version < version ||
+        nowMs >= hit.validUntilMs ||
+        nowMs - hit.generatedMs >= maxAgeMs
+      ) {
+        return undefined
+      }
+      return { ...hit.briefing, staleness_sec: Math.max(0, Math.floor((nowMs - hit.generatedMs) / 1000)) }
+    }
     const serve = (nowMs: number, delivering: boolean): Effect.Effect<Briefing, StoreError> =>
-      Semaphore.withPermits(
-        lock,
-        1
-      )(
-        Effect.gen(function* () {
-          const version = yield* store.version
-          const current = yield* Ref.get(cache)
-          if (Option.isSome(current) && fresh(current.value, version, nowMs)) {
-            const hit = current.value
-            return { ...hit.briefing, staleness_sec: Math.floor((nowMs - hit.generatedMs) / 1000) }
-          }
-          const built = yield* rebuild(ctx, nowMs, delivering)
-          if (delivering || built.version !== -1) yield* Ref.set(cache, Option.some(built))
-          return built.briefing
-        })
-      )
+      Effect.flatMap(store.version, (version) => {
+        const hit = lookup(version, nowMs)
+        if (hit !== undefined) return Effect.succeed(hit)
+        return generating.withPermits(1)(
+          Effect.suspend(() => {
+            // Whoever held the permit may have generated from this version or a later one meanwhile.
+            const shared = lookup(version, nowMs)
+            if (shared !== undefined) return Effect.succeed(shared)
+            return Effect.map(rebuild(ctx, nowMs, delivering), (built) => {
+              if (delivering || built.version !== -1) cached = built
+              return built.briefing
+            })
+          })
+        )
+      })
     return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false) }
   })
