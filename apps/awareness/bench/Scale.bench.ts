@@ -2,15 +2,17 @@
  * The server as a deployment sees it, on both backends (a fresh PGlite data directory; a fresh database on the
  * PostgreSQL server at HEED_TEST_DATABASE_URL's host): the process's RSS after start and after 10k alerts, and
  * p50/p99 with 1 and 50 concurrent official SDK clients over Streamable HTTP for
- * - get_briefing, cached: no write since the last read (the version-cache hit);
+ * - get_briefing, cached: no write since the last read (the version-cache hit; one read warms the cache first);
  * - get_briefing, fresh: right after the same client's own report_alert, so the briefing is generated on the seeded
  *   store of 1k sources and 10k alerts;
  * - report_alert (an upsert of one of the 10k alerts).
- * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone.
+ * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone. Each latency row also
+ * records the 1-minute load average of the machine when it ended (`load`): on a shared machine it says how much the
+ * numbers can be trusted.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { record } from "@heed/bench"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -106,13 +108,15 @@ const fresh = async (client: Client) => {
 }
 
 const measure = async (clients: ReadonlyArray<Client>, op: (client: Client) => Promise<number>, each: number) => {
+  // A cached row measures hits only: the write before it (another row's) left the cache stale, so one read first.
+  if (op === cached) await cached(clients[0]!)
   const samples: Array<number> = []
   await Promise.all(
     clients.map(async (client) => {
       for (let j = 0; j < each; j++) samples.push(await op(client))
     })
   )
-  return stats(samples)
+  return { ...stats(samples), load: round(loadavg()[0]!) }
 }
 
 const runBackend = async (label: string, store: ReadonlyArray<string>) => {

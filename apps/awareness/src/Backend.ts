@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { Awareness, type AwarenessOptions, Store } from "@heed/collator"
 import { type AwarenessApi, ToolError } from "@heed/mcp"
@@ -36,6 +37,13 @@ export class Backend extends Context.Service<
     readonly forOwner: (owner: string) => Effect.Effect<AwarenessApi, ToolError.ErrorBody>
     /** Every awareness service created so far (watched for time-driven briefing changes). */
     readonly watched: Effect.Effect<ReadonlyArray<AwarenessApi>>
+    /**
+     * The audience of an owner's briefing notifications: an opaque id, made on first use and stable for the
+     * process, so a notification tagged with it names no owner.
+     */
+    readonly audienceFor: (owner: string) => string
+    /** The audience of an awareness service this backend made (its owner's), or `undefined` for a stranger. */
+    readonly audienceOf: (awareness: AwarenessApi) => string | undefined
     /** Fires when some owner's briefing may have changed. */
     readonly changes?: Stream.Stream<void> | undefined
     /** A short description of the store, for the start banner (e.g. "embedded PGlite at .heed/data"). */
@@ -111,6 +119,16 @@ const cachedPerOwner = (
 ) =>
   Effect.gen(function* () {
     const cache = new Map<string, AwarenessApi>()
+    const owners = new WeakMap<AwarenessApi, string>()
+    const audiences = new Map<string, string>()
+    const audienceFor = (owner: string) => {
+      let audience = audiences.get(owner)
+      if (audience === undefined) {
+        audience = randomUUID()
+        audiences.set(owner, audience)
+      }
+      return audience
+    }
     const lock = yield* Semaphore.make(1)
     const forOwner = (owner: string): Effect.Effect<AwarenessApi, ToolError.ErrorBody> =>
       Effect.suspend(() => {
@@ -121,13 +139,22 @@ const cachedPerOwner = (
             const again = cache.get(owner)
             if (again !== undefined) return Effect.succeed(again)
             return build(owner, scope).pipe(
-              Effect.tap((awareness) => Effect.sync(() => cache.set(owner, awareness))),
+              Effect.tap((awareness) =>
+                Effect.sync(() => {
+                  cache.set(owner, awareness)
+                  owners.set(awareness, owner)
+                })
+              ),
               Effect.mapError((cause) => toolError(owner, cause))
             )
           })
         )
       })
-    return { forOwner, watched: Effect.sync(() => [...cache.values()]) }
+    const audienceOf = (awareness: AwarenessApi) => {
+      const owner = owners.get(awareness)
+      return owner === undefined ? undefined : audienceFor(owner)
+    }
+    return { forOwner, watched: Effect.sync(() => [...cache.values()]), audienceFor, audienceOf }
   })
 
 /**
@@ -143,14 +170,14 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
       Backend,
       Effect.gen(function* () {
         const scope = yield* Effect.scope
-        const { forOwner, watched } = yield* cachedPerOwner(
+        const perOwner = yield* cachedPerOwner(
           (_owner, scope) =>
             Layer.buildWithScope(Awareness.layerWith(options).pipe(Layer.provide(Store.layerMemory)), scope).pipe(
               Effect.map((context) => Context.get(context, Awareness))
             ),
           scope
         )
-        return Backend.of({ forOwner, watched, description: "in-memory store (nothing is kept)" })
+        return Backend.of({ ...perOwner, description: "in-memory store (nothing is kept)" })
       })
     )
   }
@@ -159,7 +186,7 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
     Effect.gen(function* () {
       const scope = yield* Effect.scope
       const database = yield* Effect.context<SqlClient.SqlClient | Database.Backend>()
-      const { forOwner, watched } = yield* cachedPerOwner(
+      const perOwner = yield* cachedPerOwner(
         (owner, scope) =>
           Layer.buildWithScope(
             Awareness.layerWith(options).pipe(Layer.provide(PostgresStore.layerWith({ owner }))),
@@ -178,8 +205,7 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
         )
       )
       return Backend.of({
-        forOwner,
-        watched,
+        ...perOwner,
         changes,
         description:
           kind._tag === "embedded" ? `embedded PGlite at ${kind.dataDir}` : "PostgreSQL server (DATABASE_URL)"

@@ -61,16 +61,21 @@ export const layer: Layer.Layer<Changes | Backend, never, Backend> = Layer.effec
     const backend = yield* Backend
     const hub = yield* PubSub.unbounded<string>()
     const wrapped = new Map<AwarenessApi, AwarenessApi>()
+    const inner = new WeakMap<AwarenessApi, AwarenessApi>()
     const forOwner = (owner: string) =>
       Effect.map(backend.forOwner(owner), (api) => {
         let out = wrapped.get(api)
         if (out === undefined) {
           out = announcing(api, PubSub.publish(hub, owner).pipe(Effect.asVoid))
           wrapped.set(api, out)
+          inner.set(out, api)
         }
         return out
       })
-    return Context.make(Backend, Backend.of({ ...backend, forOwner })).pipe(
+    const audienceOf = (api: AwarenessApi) => backend.audienceOf(inner.get(api) ?? api)
+    // The same objects that requests get, so a watcher (the briefing notifier) sees one service per owner.
+    const watched = Effect.map(backend.watched, (all) => all.map((api) => wrapped.get(api) ?? api))
+    return Context.make(Backend, Backend.of({ ...backend, forOwner, watched, audienceOf })).pipe(
       Context.add(Changes, Changes.of({ local: Stream.fromPubSub(hub) }))
     )
   })

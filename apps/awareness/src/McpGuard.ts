@@ -1,11 +1,15 @@
 /**
  * The edge of the MCP endpoint, in front of effect/ai's Streamable HTTP transport: a request-body limit (413),
  * JSON-RPC framing checks (a parse error or an invalid request answers 400, ids must be strings or safe integers so
- * they round-trip exactly, a notification answers 202 with no body), error objects without internal `_tag`s, and
- * session limits (idle sessions expire, a cap on open sessions answers 503 with a clear error).
+ * they round-trip exactly, a notification answers 202 with no body), error objects without internal `_tag`s,
+ * session limits (idle sessions expire, a cap on open sessions answers 503 with a clear error), and briefing
+ * notifications delivered to their audience only: a `notifications/resources/updated` tagged with an owner's
+ * audience (`BriefingNotifier.audienceKey`) reaches the responses and streams of that owner's requests, without
+ * the tag, and no one else's.
  *
  * @since 0.1.0
  */
+import { BriefingNotifier } from "@heed/mcp"
 import * as ByteSize from "effect/ByteSize"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -14,6 +18,8 @@ import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Predicate from "effect/Predicate"
+import * as Stream from "effect/Stream"
 
 /**
  * Limits of the guard.
@@ -35,6 +41,11 @@ export interface Options {
    * smaller page (default 4 MiB).
    */
   readonly maxResponseBytes?: number | undefined
+  /**
+   * The audience of a request's briefing notifications, from its `Authorization` header at `nowMs` (the owner's
+   * `Backend.audienceFor`); `undefined` receives only untagged notifications. Without it nothing is filtered.
+   */
+  readonly audienceOf?: ((authorization: string | undefined, nowMs: number) => string | undefined) | undefined
 }
 
 interface Session {
@@ -90,6 +101,83 @@ export const withoutTags = (text: string): string =>
         })
         .join("\n")
     : text
+
+const { audienceKey } = BriefingNotifier
+
+/** A JSON-RPC message's audience tag, when it has one. */
+const audienceTag = (message: unknown): { readonly audience: unknown; readonly params: object } | undefined => {
+  if (!Predicate.isObject(message) || !Predicate.isObject((message as { params?: unknown }).params)) return undefined
+  const params = (message as { params: object }).params
+  const meta = (params as { _meta?: unknown })._meta
+  return Predicate.isObject(meta) && audienceKey in meta
+    ? { audience: (meta as Record<string, unknown>)[audienceKey], params }
+    : undefined
+}
+
+/**
+ * The messages of a JSON or SSE body that `audience` may see: a message tagged for another audience is dropped, and
+ * the tag is removed from the others. Untagged messages pass unchanged.
+ */
+export const forAudience = (text: string, audience: string | undefined): string =>
+  text.includes(audienceKey)
+    ? text
+        .split("\n")
+        .flatMap((line) => {
+          const prefix = line.startsWith("data: ") ? "data: " : ""
+          const json = line.slice(prefix.length)
+          if (!json.includes(audienceKey)) return [line]
+          let message: unknown
+          try {
+            message = JSON.parse(json)
+          } catch {
+            return [line]
+          }
+          const tagged = audienceTag(message)
+          if (tagged === undefined) return [line]
+          if (tagged.audience !== audience) return []
+          const { [audienceKey]: _audience, ...meta } = (tagged.params as { _meta: Record<string, unknown> })._meta
+          const { _meta: _previous, ...params } = tagged.params as Record<string, unknown>
+          return [
+            prefix +
+              JSON.stringify({
+                ...(message as object),
+                params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : params
+              })
+          ]
+        })
+        .join("\n")
+    : text
+
+/** The response with its messages filtered by {@link forAudience} (a streamed body chunk by chunk). */
+const addressed = (response: HttpServerResponse.HttpServerResponse, audience: string | undefined) => {
+  const body = response.body
+  if (body._tag === "Stream") {
+    const decoder = new TextDecoder()
+    const encoder = new TextEncoder()
+    // The transport writes whole messages per chunk (its own SSE framing relies on that).
+    const filtered = Stream.map(body.stream, (chunk) => {
+      const text = decoder.decode(chunk)
+      const kept = forAudience(text, audience)
+      return kept === text ? chunk : encoder.encode(kept)
+    })
+    return HttpServerResponse.stream(filtered, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+      cookies: response.cookies,
+      contentType: body.contentType
+    })
+  }
+  if (body._tag !== "Uint8Array") return response
+  const text = new TextDecoder().decode(body.body)
+  const kept = forAudience(text, audience)
+  if (kept === text) return response
+  return HttpServerResponse.text(kept, {
+    status: response.status,
+    headers: response.headers,
+    contentType: body.contentType
+  })
+}
 
 /** A reply over the size limit, replaced by a tool error (tools) or a JSON-RPC error (anything else). */
 const tooLargeReply = (
@@ -226,6 +314,14 @@ const initialize = Effect.fnUntraced(function* (
   return response
 })
 
+/** The transport's reply, with the briefing notifications it carries filtered for the request's audience. */
+const reply = Effect.fnUntraced(function* (g: Guard, request: HttpServerRequest.HttpServerRequest) {
+  const response = yield* g.transport
+  if (g.options.audienceOf === undefined) return response
+  const nowMs = yield* Clock.currentTimeMillis
+  return addressed(response, g.options.audienceOf(request.headers.authorization, nowMs))
+})
+
 /**
  * A POST: the body within the size limit, JSON-RPC framing checked (batches pass through), a notification answered
  * 202 with no body, a reply over the size limit replaced by an error.
@@ -245,7 +341,7 @@ const post = Effect.fnUntraced(function* (g: Guard, request: HttpServerRequest.H
   } catch (cause) {
     return rpcError(400, null, -32700, `Parse error: the body is not JSON (${(cause as Error).message})`)
   }
-  if (Array.isArray(message)) return cleaned(yield* g.transport)
+  if (Array.isArray(message)) return cleaned(yield* reply(g, request))
   const invalid = invalidReason(message)
   const fields = message as Record<string, unknown>
   if (invalid !== undefined) {
@@ -257,7 +353,7 @@ const post = Effect.fnUntraced(function* (g: Guard, request: HttpServerRequest.H
   if (!("id" in fields)) {
     return yield* g.transport.pipe(Effect.ignore, Effect.as(HttpServerResponse.empty({ status: 202 })))
   }
-  return bounded(cleaned(yield* g.transport), fields, options.maxResponseBytes ?? 4 * 1024 * 1024)
+  return bounded(cleaned(yield* reply(g, request)), fields, options.maxResponseBytes ?? 4 * 1024 * 1024)
 })
 
 /** One request: off the MCP path it passes through; on it, an expired session answers 404 and is ended. */

@@ -43,12 +43,14 @@ export const ownerOf = (settings: Settings, authorization: string | undefined, n
 }
 
 /**
- * The resolver: over HTTP the owner comes from the request's token, over stdio it is the default owner.
+ * The resolver: over HTTP the owner comes from the request's token, over stdio it is the default owner. With
+ * `audiences` (HTTP, where sessions of several owners share the server) briefing notifications name their owner's
+ * audience, and the MCP guard delivers each to that owner's requests only.
  *
  * @category layers
  * @since 0.1.0
  */
-export const resolverLayer = (settings: Settings): Layer.Layer<AwarenessResolver, never, Backend> =>
+export const resolverLayer = (settings: Settings, audiences = false): Layer.Layer<AwarenessResolver, never, Backend> =>
   Layer.effect(
     AwarenessResolver,
     Effect.gen(function* () {
@@ -56,6 +58,7 @@ export const resolverLayer = (settings: Settings): Layer.Layer<AwarenessResolver
       return AwarenessResolver.of({
         changes: backend.changes,
         watched: backend.watched,
+        audienceOf: audiences ? backend.audienceOf : undefined,
         current: Effect.gen(function* () {
           const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
           if (Option.isNone(request)) return yield* backend.forOwner(settings.defaultOwner)
@@ -152,14 +155,22 @@ export const httpApp = (settings: Settings, startedAt: number) =>
     healthRoute(startedAt),
     authMiddleware(settings),
     Edge.layerFromEnv(settings),
-    McpGuard.layer({
-      path: "/mcp",
-      maxBodyBytes: settings.maxBodyBytes,
-      sessionIdleMs: settings.sessionIdleMs,
-      maxSessions: settings.maxSessions,
-      maxResponseBytes: settings.maxResponseBytes
-    })
-  ).pipe(Layer.provide(resolverLayer(settings)), Layer.provide(Changes.layer))
+    Layer.unwrap(
+      Effect.map(Backend, (backend) =>
+        McpGuard.layer({
+          path: "/mcp",
+          maxBodyBytes: settings.maxBodyBytes,
+          sessionIdleMs: settings.sessionIdleMs,
+          maxSessions: settings.maxSessions,
+          maxResponseBytes: settings.maxResponseBytes,
+          audienceOf: (authorization, nowMs) => {
+            const owner = ownerOf(settings, authorization, Math.floor(nowMs / 1000))
+            return owner === undefined ? undefined : backend.audienceFor(owner)
+          }
+        })
+      )
+    )
+  ).pipe(Layer.provide(resolverLayer(settings, true)), Layer.provide(Changes.layer))
 
 /**
  * Closes connections that neither send nor read for `timeoutMs` (a client that stops reading its responses would

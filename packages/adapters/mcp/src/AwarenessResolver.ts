@@ -34,6 +34,13 @@ export class AwarenessResolver extends Context.Service<
     readonly watched: Effect.Effect<ReadonlyArray<AwarenessApi>>
     /** Signals that some briefing may have changed outside this process (e.g. a database change feed); optional. */
     readonly changes?: Stream.Stream<void> | undefined
+    /**
+     * The audience of a service's briefing notifications (e.g. an opaque id of its owner); optional. When given, a
+     * briefing change is announced once per audience, with the audience in the notification's
+     * `_meta[BriefingNotifier.audienceKey]`, and the transport must deliver it only to that audience's sessions
+     * and remove the key (the awareness app's HTTP guard does both). Without it every subscriber is told.
+     */
+    readonly audienceOf?: ((awareness: AwarenessApi) => string | undefined) | undefined
   }
 >()("@heed/mcp/AwarenessResolver") {
   /**

@@ -13,10 +13,9 @@
  * of stale sources, the `in_minutes` of upcoming items and the `new` marks of fired intentions, so a briefing that
  * only ages, or whose intention was just delivered, does not notify again.
  *
- * **Gotchas**
- *
- * `notifications/resources/updated` carries no owner: with several owners on one server, a subscriber may be told
- * to re-read after another owner's change (it learns nothing else; its read returns only its own briefing).
+ * With several owners on one server, the resolver's `audienceOf` scopes the notifications: a change is announced
+ * once per audience whose briefing changed, tagged with `_meta[audienceKey]`, and the transport delivers each to its
+ * audience's sessions only (removing the tag). Without `audienceOf` every subscriber is told of every change.
  *
  * @since 0.1.0
  */
@@ -40,6 +39,14 @@ import { AwarenessResolver } from "./AwarenessResolver.ts"
  * @since 0.1.0
  */
 export const briefingUri = "awareness://briefing"
+
+/**
+ * The `_meta` key naming a notification's audience (see `AwarenessResolver.audienceOf`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const audienceKey = "heed.dev/audience"
 
 /**
  * Tells the notifier that an awareness service was written to.
@@ -148,16 +155,23 @@ export const layer = (options: Options = {}): Layer.Layer<BriefingChanged, never
         const batch = new Set([...dirty, ...due])
         dirty.clear()
         due.clear()
-        let changed = false
+        // The audiences whose briefing changed (`undefined`: everyone, when the resolver names no audiences).
+        const changed = new Set<string | undefined>()
         for (const awareness of batch) {
           const briefing = yield* awareness.peekBriefing.pipe(Effect.option)
           if (briefing._tag === "None") continue
           const print = fingerprint(briefing.value)
           const previous = seen.get(awareness)
-          if (previous === undefined ? written.has(awareness) : previous !== print) changed = true
+          if (previous === undefined ? written.has(awareness) : previous !== print) {
+            changed.add(resolver.audienceOf?.(awareness))
+          }
           seen.set(awareness, print)
         }
-        if (changed) yield* server.notifications["notifications/resources/updated"]({ uri: briefingUri })
+        for (const audience of changed) {
+          yield* server.notifications["notifications/resources/updated"](
+            audience === undefined ? { uri: briefingUri } : { uri: briefingUri, _meta: { [audienceKey]: audience } }
+          )
+        }
       })
 
       yield* Queue.take(wake).pipe(
