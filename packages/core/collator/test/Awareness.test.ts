@@ -286,7 +286,10 @@ describe("Awareness: the cached briefing", () => {
               })
             : memory.query(filter)
       })
-      const awareness = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(Layer.succeed(Store, gated))))
+      const awareness = yield* Effect.provide(
+        instance,
+        Awareness.layer.pipe(Layer.provide(Layer.succeed(Store, gated)))
+      )
       const until = (condition: () => boolean) =>
         Effect.gen(function* () {
           for (let i = 0; i < 1000 && !condition(); i++) yield* Effect.yieldNow
