@@ -16,8 +16,10 @@ interface Packed {
   readonly tarball: string
   readonly manifest: {
     readonly exports?: unknown
+    readonly bin?: Record<string, string>
     readonly dependencies?: Record<string, string>
     readonly peerDependencies?: Record<string, string>
+    readonly devDependencies?: Record<string, string>
   }
   readonly example: string
   /** npm settings the README tells its users to put in `.npmrc` (an ```ini block starting `# .npmrc`). */
@@ -78,9 +80,21 @@ const catalog = new Map(
   [...catalogText.matchAll(/^ {2}"?([@\w/.-]+)"?: (\S+)$/gm)].map((match) => [match[1]!, match[2]!] as const)
 )
 
-/** The version range a consumer asks for when an example imports a third-party package the README tells it to add. */
+/**
+ * The version range a consumer asks for when an example imports a third-party package the README tells it to add
+ * (an app's example may use a client it is tested with, a devDependency).
+ */
 const rangeFor = (name: string, pkg: Packed): string =>
-  pkg.manifest.peerDependencies?.[name] ?? pkg.manifest.dependencies?.[name] ?? catalog.get(name) ?? "latest"
+  pkg.manifest.peerDependencies?.[name] ??
+  pkg.manifest.dependencies?.[name] ??
+  pkg.manifest.devDependencies?.[name] ??
+  catalog.get(name) ??
+  "latest"
+
+/** A package whose only exports entry is its manifest: a command (an app's bin), not a library. */
+const binOnly = (pkg: Packed): boolean =>
+  pkg.manifest.bin !== undefined &&
+  JSON.stringify(pkg.manifest.exports) === JSON.stringify({ "./package.json": "./package.json" })
 
 /** An empty npm project that installs `pkg` (and what its example imports) the way the README says. */
 const consumerFor = (pkg: Packed): string => {
@@ -148,7 +162,11 @@ describe("packed packages", () => {
     for (const pkg of packed.values()) {
       const exports = JSON.stringify(pkg.manifest.exports)
       assert.notInclude(exports, "@heed/source", pkg.name)
-      assert.include(exports, "./dist/index.js", pkg.name)
+      if (binOnly(pkg)) {
+        for (const file of Object.values(pkg.manifest.bin!)) assert.match(file, /^\.\/dist\/[^/]+\.js$/, pkg.name)
+      } else {
+        assert.include(exports, "./dist/index.js", pkg.name)
+      }
     }
   })
 })
@@ -159,12 +177,14 @@ describe("installed from the tarball into an empty npm project", () => {
       assert.notStrictEqual(packed.get(name)!.example, "", `${name}'s README has no \`\`\`ts example`)
       const { dir, error } = installs.get(name)!
       assert.isUndefined(error, error)
+      const entry = binOnly(packed.get(name)!) ? `${name}/package.json` : name
       const resolved = run(
         process.execPath,
-        ["--input-type=module", "-e", `console.log(import.meta.resolve("${name}"))`],
+        ["--input-type=module", "-e", `console.log(import.meta.resolve("${entry}"))`],
         dir
       )
-      assert.match(resolved.trim(), new RegExp(`/node_modules/${name}/dist/index\\.js$`))
+      const expected = binOnly(packed.get(name)!) ? "package\\.json" : "dist/index\\.js"
+      assert.match(resolved.trim(), new RegExp(`/node_modules/${name}/${expected}$`))
       const example = spawnSync(process.execPath, ["main.ts"], { cwd: dir, encoding: "utf8", timeout: 120_000 })
       assert.strictEqual(example.status, 0, `the README example failed:\n${example.stderr}`)
     })
