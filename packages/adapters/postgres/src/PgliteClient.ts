@@ -7,9 +7,17 @@
  * transaction instead of slipping into it. Statements are compiled with `@effect/sql-pg`'s PostgreSQL compiler, so
  * every query is byte-for-byte the SQL the server backend sends.
  *
+ * A data directory that holds no database yet is created by `initdb` in a short-lived child process (see
+ * {@link initialize}): PGlite runs `initdb` in a second WebAssembly instance of its own, and in the server's process
+ * that instance's memory (about 250 MB) stayed until a garbage collection happened to free it.
+ *
  * @since 0.1.0
  */
 
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { PGlite } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
@@ -173,6 +181,66 @@ const commit = (conn: SqlConnection.Connection) =>
       : Effect.void
   )
 
+/** The directory a PGlite `dataDir` names on disk, or `undefined` for `memory://` and other non-file stores. */
+const directoryOf = (dataDir: string): string | undefined =>
+  dataDir.startsWith("file://") ? dataDir.slice("file://".length) : dataDir.includes("://") ? undefined : dataDir
+
+// Runs in the child: opens (and so initialises) the directory with PGlite, closes it cleanly, exits 0.
+const initScript = `
+const [entry, dataDir, conf] = process.argv.slice(1)
+require(entry).PGlite.create(dataDir, { postgresqlconf: conf })
+  .then((db) => db.close())
+  .then(() => process.exit(0), (error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1) })
+`
+
+const postgresqlconf = (config: PgliteClientConfig) =>
+  `shared_buffers = ${config.sharedBuffers ?? defaultSharedBuffers}\n`
+
+/**
+ * Creates the database in a new data directory (PGlite's `initdb`) in a child Node process, which exits when done, so
+ * the WebAssembly instances `initdb` needs never occupy the calling process's memory. Does nothing when the directory
+ * already holds a database or `dataDir` is not a directory (`memory://`). {@link make} calls it first; when no child
+ * process can be started (no Node executable at `process.execPath`), PGlite initialises the directory in-process as
+ * before.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const initialize = (config: PgliteClientConfig): Effect.Effect<void, SqlError.SqlError> => {
+  const directory = directoryOf(config.dataDir)
+  if (directory === undefined || existsSync(join(directory, "PG_VERSION"))) return Effect.void
+  return Effect.callback<void, SqlError.SqlError>((resume) => {
+    const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+    const child = spawn(process.execPath, ["-e", initScript, entry, directory, postgresqlconf(config)], {
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    // No child process at all: PGlite initialises the directory in-process when it opens it.
+    child.on("error", () => resume(Effect.void))
+    child.on("exit", (code, signal) =>
+      resume(
+        code === 0
+          ? Effect.void
+          : Effect.fail(
+              new SqlError.SqlError({
+                reason: new SqlError.ConnectionError({
+                  cause: stderr,
+                  message: `Could not create a database in ${directory} (initdb exited ${code ?? signal}): ${stderr.trim()}`,
+                  operation: "connect"
+                })
+              })
+            )
+      )
+    )
+    return Effect.sync(() => {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    })
+  })
+}
+
 /**
  * Opens a PGlite database and builds a `PgliteClient` over it; the database is closed when the scope closes.
  *
@@ -194,12 +262,13 @@ const commit = (conn: SqlConnection.Connection) =>
 export const make = Effect.fnUntraced(function* (
   config: PgliteClientConfig
 ): Effect.fn.Return<PgliteClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> {
+  yield* initialize(config)
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>
         PGlite.create(config.dataDir, {
           relaxedDurability: config.relaxedDurability ?? false,
-          postgresqlconf: `shared_buffers = ${config.sharedBuffers ?? defaultSharedBuffers}\n`
+          postgresqlconf: postgresqlconf(config)
         }),
       catch: (cause) =>
         new SqlError.SqlError({
