@@ -6,12 +6,13 @@
  * - get_briefing, fresh: right after the same client's own report_alert, so the briefing is generated on the seeded
  *   store of 1k sources and 10k alerts;
  * - report_alert (an upsert of one of the 10k alerts).
- * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone. Each latency row also
+ * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone; the memory rows also
+ * split it (heap, external, PGlite's WebAssembly memory) through bench/memoryProbe.ts. Each latency row also
  * records the 1-minute load average of the machine when it ended (`load`): on a shared machine it says how much the
  * numbers can be trusted.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { record } from "@heed/bench"
@@ -22,24 +23,37 @@ import { freePort, round, stats } from "./support.ts"
 const SOURCES = 1000
 const ALERTS = 10_000
 
-/** Resident set size of a process in MB, from /proc. */
-const rssMb = (pid: number) => {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"))
-  return Math.round(Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) / 1024)
+/** The server's memory in MB (rss, heap, external, wasm; see memoryProbe.ts), asked for with SIGUSR2. */
+const memoryOf = async (child: ChildProcess): Promise<Record<string, number>> => {
+  const file = probeFiles.get(child)!
+  rmSync(file, { force: true })
+  child.kill("SIGUSR2")
+  for (let tries = 0; tries < 500 && !existsSync(file); tries++) await new Promise((resolve) => setTimeout(resolve, 10))
+  return JSON.parse(readFileSync(file, "utf8"))
 }
+const probeFiles = new WeakMap<ChildProcess, string>()
 
 const startServer = async (store: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: URL }> => {
   const port = await freePort()
+  const probe = join(tmpdir(), `heed-bench-memory-${process.pid}-${port}.json`)
   const child = spawn(
     process.execPath,
-    ["--conditions=@heed/source", "src/main.ts", "serve", "--port", `${port}`, ...store],
+    [
+      "--conditions=@heed/source",
+      "--import",
+      "./bench/memoryProbe.ts",
+      "src/main.ts",
+      "serve",
+      "--port",
+      `${port}`,
+      ...store
+    ],
     {
       stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, HEED_LOG_LEVEL: "Warn", HEED_WATCH_INTERVAL_MS: "5000" }
+      env: { ...process.env, HEED_LOG_LEVEL: "Warn", HEED_WATCH_INTERVAL_MS: "5000", HEED_BENCH_MEMORY_OUT: probe }
     }
   )
+  probeFiles.set(child, probe)
   await new Promise<void>((resolve, reject) => {
     let out = ""
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -122,24 +136,23 @@ const measure = async (clients: ReadonlyArray<Client>, op: (client: Client) => P
 const runBackend = async (label: string, store: ReadonlyArray<string>) => {
   const { child, url } = await startServer(store)
   try {
-    const pid = child.pid!
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    const rssStart = rssMb(pid)
+    const memoryStart = await memoryOf(child)
     const seeders = await Promise.all(Array.from({ length: 10 }, () => connect(url)))
     const seedStart = performance.now()
     await seed(seeders)
     const seedSeconds = (performance.now() - seedStart) / 1000
     const one = seeders[0]!
     await cached(one)
-    const rssAlerts = rssMb(pid)
+    const memoryAlerts = await memoryOf(child)
     const many = await Promise.all(Array.from({ length: 40 }, () => connect(url)))
     const fifty = [...seeders, ...many]
     await Promise.all(fifty.map((client) => cached(client)))
     const rows = [
-      { name: "RSS after start (MB)", figures: { rss_mb: rssStart } },
+      { name: "RSS after start (MB)", figures: memoryStart },
       {
         name: `RSS after ${SOURCES} sources and ${ALERTS} alerts (MB)`,
-        figures: { rss_mb: rssAlerts, seed_s: round(seedSeconds) }
+        figures: { ...memoryAlerts, seed_s: round(seedSeconds) }
       },
       { name: "get_briefing cached, 1 client", figures: await measure([one], cached, 200) },
       { name: "get_briefing fresh (1k sources, 10k alerts), 1 client", figures: await measure([one], fresh, 30) },
@@ -147,7 +160,7 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
       { name: "get_briefing cached, 50 clients", figures: await measure(fifty, cached, 10) },
       { name: "get_briefing fresh (1k sources, 10k alerts), 50 clients", figures: await measure(fifty, fresh, 3) },
       { name: "report_alert, 50 clients", figures: await measure(fifty, reportAlert, 10) },
-      { name: "RSS after the latency runs (MB)", figures: { rss_mb: rssMb(pid) } }
+      { name: "RSS after the latency runs (MB)", figures: await memoryOf(child) }
     ]
     await Promise.all(fifty.map((client) => client.close()))
     await stop(child)
@@ -155,12 +168,12 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
     const again = await startServer(store)
     try {
       await new Promise((resolve) => setTimeout(resolve, 1000))
-      const restarted = rssMb(again.child.pid!)
+      const restarted = await memoryOf(again.child)
       const client = await connect(again.url)
       await cached(client)
       rows.push(
-        { name: "RSS after a restart on the populated store (MB)", figures: { rss_mb: restarted } },
-        { name: "RSS after the restart's first briefing (MB)", figures: { rss_mb: rssMb(again.child.pid!) } }
+        { name: "RSS after a restart on the populated store (MB)", figures: restarted },
+        { name: "RSS after the restart's first briefing (MB)", figures: await memoryOf(again.child) }
       )
       await client.close()
     } finally {
