@@ -86,36 +86,48 @@ interface Asset {
 
 const assetName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/
 
-/** Reads and caches the files of the built page (they never change while the server runs). */
+/**
+ * Reads the files of the built page, keeping those found (they never change while the server runs). Misses are not
+ * kept, so requests for made-up names cannot grow the cache, and a page built after the server started is found.
+ */
 const makeAssets = (dirs: ReadonlyArray<string>) => {
   const cache = new Map<string, Promise<Asset | undefined>>()
-  let root: Promise<string | undefined> | undefined
-  const findRoot = () =>
-    (root ??= (async () => {
-      for (const dir of dirs) {
-        const found = await stat(join(dir, "index.html")).then(
-          (info) => info.isFile(),
-          () => false
-        )
-        if (found) return dir
-      }
-      return undefined
-    })())
-  const read = (relative: string): Promise<Asset | undefined> => {
-    let hit = cache.get(relative)
-    if (hit === undefined) {
-      hit = findRoot().then(async (dir) => {
-        if (dir === undefined) return undefined
-        const body = await readFile(join(dir, relative)).catch(() => undefined)
-        if (body === undefined) return undefined
-        const type = contentTypeOf(relative)
-        return { body, type, gzip: compressible(type) && body.length > 512 ? gzipSync(body, { level: 9 }) : undefined }
-      })
-      cache.set(relative, hit)
+  const findRoot = async (): Promise<string | undefined> => {
+    for (const dir of dirs) {
+      const found = await stat(join(dir, "index.html")).then(
+        (info) => info.isFile(),
+        () => false
+      )
+      if (found) return dir
     }
-    return hit
+    return undefined
   }
-  return { read, root: findRoot }
+  let root: Promise<string | undefined> | undefined
+  const rootDir = async () => {
+    root ??= findRoot()
+    const dir = await root
+    if (dir === undefined) root = undefined
+    return dir
+  }
+  const load = async (relative: string): Promise<Asset | undefined> => {
+    const dir = await rootDir()
+    if (dir === undefined) return undefined
+    const body = await readFile(join(dir, relative)).catch(() => undefined)
+    if (body === undefined) return undefined
+    const type = contentTypeOf(relative)
+    return { body, type, gzip: compressible(type) && body.length > 512 ? gzipSync(body, { level: 9 }) : undefined }
+  }
+  const read = (relative: string): Promise<Asset | undefined> => {
+    const hit = cache.get(relative)
+    if (hit !== undefined) return hit
+    const loading = load(relative).then((asset) => {
+      if (asset === undefined) cache.delete(relative)
+      return asset
+    })
+    cache.set(relative, loading)
+    return loading
+  }
+  return { read }
 }
 
 const acceptsGzip = (request: HttpServerRequest.HttpServerRequest): boolean =>

@@ -130,7 +130,7 @@ describe("dashboard: the page and its assets", () => {
   )
 
   it.live(
-    "without a built page, / says how to build it (503)",
+    "without a built page, / says how to build it (503) until one is built",
     () =>
       Effect.gen(function* () {
         const empty = mkdtempSync(join(tmpdir(), "heed-dashboard-empty-"))
@@ -138,6 +138,11 @@ describe("dashboard: the page and its assets", () => {
         const page = yield* get(`${base}/`)
         assert.strictEqual(page.status, 503)
         assert.include(page.text, "./heed build")
+        // a page built while the server runs is served from then on
+        writeFileSync(join(empty, "index.html"), '<!doctype html><meta name="slop" content="/slop"><p>built later</p>')
+        const later = yield* get(`${base}/`)
+        assert.strictEqual(later.status, 200)
+        assert.include(later.text, "built later")
       }),
     { timeout: 60_000 }
   )

@@ -83,6 +83,7 @@ const showLogin = (error?: string) => {
 interface App {
   readonly live: Live
   readonly token: string | undefined
+  readonly clock: ReturnType<typeof setInterval>
 }
 
 let current: App | undefined
@@ -158,10 +159,19 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
       reading = false
     }
   }
-  const onTree = (tree: SlopNode.Node, version: number) => {
+  let shownTree: SlopNode.Node | undefined
+  const paintTree = (tree: SlopNode.Node) => {
+    shownTree = tree
     replace(sourcesBox, view.sources(tree, onAction))
     replace(intentionsBox, view.intentions(tree, onAction))
     replace(suppressionsBox, view.suppressions(tree, onAction))
+  }
+  // relative times ("in 25 min") move on between changes
+  const clock = setInterval(() => {
+    if (shownTree !== undefined) paintTree(shownTree)
+  }, 30_000)
+  const onTree = (tree: SlopNode.Node, version: number) => {
+    paintTree(tree)
     wanted = version
     void readBriefing()
     agent.refresh()
@@ -182,9 +192,10 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
         retry
       )
     )
+    clearInterval(clock)
     return
   }
-  current = { live, token }
+  current = { live, token, clock }
 }
 
 const expired = () => {
@@ -196,7 +207,9 @@ const expired = () => {
 const stop = async () => {
   const app = current
   current = undefined
-  if (app !== undefined) await app.live.close()
+  if (app === undefined) return
+  clearInterval(app.clock)
+  await app.live.close()
 }
 
 logout.addEventListener("click", () => {
