@@ -26,34 +26,18 @@ export const isoParam = (field: string, value: unknown): string | StoreError => 
 }
 
 /**
- * The `SELECT` list of an entry row: the verbatim envelope, and the columns only for rows without one (written or
- * edited by plain SQL), which keeps the hot read path to one text column per row.
+ * The `SELECT` list of an entry row: the id and one text column, the verbatim envelope, or for rows without one
+ * (written or edited by plain SQL) a JSON array of the columns. One text column per row keeps the hot read path
+ * cheap: the briefing reads 10k rows at a time, and each extra column costs on every row.
  */
 export const selectList =
-  "id, envelope::text AS envelope, " +
-  "CASE WHEN envelope::text = '{}' THEN type END AS type, " +
-  "CASE WHEN envelope::text = '{}' THEN source END AS source, " +
-  "CASE WHEN envelope::text = '{}' THEN tags::text END AS tags, " +
-  "CASE WHEN envelope::text = '{}' THEN created END AS created, " +
-  "CASE WHEN envelope::text = '{}' THEN updated END AS updated, " +
-  "CASE WHEN envelope::text = '{}' THEN expires END AS expires, " +
-  "CASE WHEN envelope::text = '{}' THEN deleted END AS deleted, " +
-  "CASE WHEN envelope::text = '{}' THEN data::text END AS data, " +
-  "CASE WHEN envelope::text = '{}' THEN logical_key END AS logical_key"
+  "id, CASE WHEN envelope::text <> '{}' THEN envelope::text ELSE " +
+  "json_build_array(type, source, tags, created, updated, expires, deleted, data, logical_key)::text END AS envelope"
 
 /** A row of `entries` as both backends return it for {@link selectList}. */
 export interface EntryRow {
   readonly id: string
   readonly envelope: string
-  readonly type: string | null
-  readonly source: string | null
-  readonly tags: string | null
-  readonly created: unknown
-  readonly updated: unknown
-  readonly expires: unknown
-  readonly deleted: unknown
-  readonly data: string | null
-  readonly logical_key: string | null
 }
 
 const iso = (value: unknown): string | null => {
@@ -63,23 +47,25 @@ const iso = (value: unknown): string | null => {
 }
 
 /**
- * Decodes a row into an `Entry`: the caller's verbatim entry from `envelope`, or, for rows without one, an entry
- * built from the columns.
+ * Decodes a row into an `Entry`: the caller's verbatim entry from `envelope` (a JSON object), or, for rows without
+ * one, an entry built from the columns (a JSON array in {@link selectList}'s order).
  */
 export const toEntry = (row: EntryRow): Entry => {
-  if (row.envelope !== "{}") return JSON.parse(row.envelope) as Entry
+  const parsed: unknown = JSON.parse(row.envelope)
+  if (!Array.isArray(parsed)) return parsed as Entry
+  const [type, source, tags, created, updated, expires, deleted, data, logicalKey] = parsed as Array<unknown>
   const entry: Record<string, unknown> = {
     id: row.id,
-    type: row.type,
-    source: row.source,
-    tags: JSON.parse(row.tags ?? "[]"),
-    created: iso(row.created),
-    updated: iso(row.updated),
-    expires: iso(row.expires),
-    deleted: iso(row.deleted),
-    data: JSON.parse(row.data ?? "{}")
+    type,
+    source,
+    tags: tags ?? [],
+    created: iso(created),
+    updated: iso(updated),
+    expires: iso(expires),
+    deleted: iso(deleted),
+    data: data ?? {}
   }
-  if (row.logical_key !== null) entry.logical_key = row.logical_key
+  if (logicalKey !== null && logicalKey !== undefined) entry.logical_key = logicalKey
   return entry as unknown as Entry
 }
 
