@@ -258,6 +258,24 @@ const legacyMigration = Effect.fnUntraced(function* (legacy: number) {
   return yield* checked({ ...defaults, tick_s, bands, poll_interval: legacy })
 })
 
+/**
+ * A raw attention block over `base`: each key given replaces the base's, a band given replaces that band's whole
+ * spec, pinned targets are added to the base's; the result is validated.
+ */
+const overlay = Effect.fnUntraced(function* (base: AttentionConfig, raw: unknown, what: string) {
+  const block = yield* parseRaw(raw, what)
+  const bands = yield* mergeBands(base.bands, block.bands)
+  const pinned = { ...base.pinned, ...(yield* parsePinned(block.pinned)) }
+  return yield* checked({
+    enabled: block.enabled ?? base.enabled,
+    tick_s: block.tick_s ?? base.tick_s,
+    thread_window_s: block.thread_window_s ?? base.thread_window_s,
+    bands,
+    pinned,
+    poll_interval: block.poll_interval ?? base.poll_interval
+  })
+})
+
 const decode = Effect.fnUntraced(function* (
   raw: unknown,
   options: DecodeOptions = {}
@@ -266,17 +284,7 @@ const decode = Effect.fnUntraced(function* (
   if (!Number.isFinite(legacy)) return yield* fail(`poll_interval must be a finite number of seconds (got ${legacy})`)
   // Presence is what counts: only a missing block migrates; `null` or `{}` is an (empty) block.
   if (raw === undefined) return yield* legacyMigration(legacy)
-  const block = yield* parseRaw(raw, "the attention block")
-  const bands = yield* mergeBands(defaultBands, block.bands)
-  const pinned = yield* parsePinned(block.pinned)
-  return yield* checked({
-    enabled: block.enabled ?? defaults.enabled,
-    tick_s: block.tick_s ?? defaults.tick_s,
-    thread_window_s: block.thread_window_s ?? defaults.thread_window_s,
-    bands,
-    pinned,
-    poll_interval: block.poll_interval ?? legacy
-  })
+  return yield* overlay({ ...defaults, poll_interval: legacy }, raw, "the attention block")
 })
 
 const isEmptyOverride = (overrides: unknown): boolean =>
@@ -289,17 +297,7 @@ const resolve = Effect.fnUntraced(function* (
   agentOverrides: unknown
 ): Effect.fn.Return<AttentionConfig, AttentionConfigError> {
   if (isEmptyOverride(agentOverrides)) return daemon
-  const block = yield* parseRaw(agentOverrides, "the agent's attention overrides")
-  const bands = yield* mergeBands(daemon.bands, block.bands)
-  const pinned = { ...daemon.pinned, ...(yield* parsePinned(block.pinned)) }
-  return yield* checked({
-    enabled: block.enabled ?? daemon.enabled,
-    tick_s: block.tick_s ?? daemon.tick_s,
-    thread_window_s: block.thread_window_s ?? daemon.thread_window_s,
-    bands,
-    pinned,
-    poll_interval: block.poll_interval ?? daemon.poll_interval
-  })
+  return yield* overlay(daemon, agentOverrides, "the agent's attention overrides")
 })
 
 const summary = (config: AttentionConfig, options: { readonly override?: boolean | undefined } = {}): string => {
