@@ -7,11 +7,11 @@
 import { type GistBlocks, Gister, GisterError, type GisterShape } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { OnnxSessionError, Provider, ProviderEvent } from "./ExecutionProvider.ts"
 import { type Graph, type GraphError, meanPoolGist } from "./Graphs.ts"
-import { start } from "./internal/adapter.ts"
+import { layerAsPort, start } from "./internal/adapter.ts"
 import { firstNonFinite } from "./internal/check.ts"
 import { float32, type Session } from "./internal/session.ts"
 import type { OnnxOptions } from "./OnnxOptions.ts"
@@ -112,8 +112,5 @@ export class OnnxGister extends Context.Service<OnnxGister, OnnxGisterShape>()("
   /** A layer providing both `OnnxGister` and the allocator's `Gister`. */
   static readonly layer = (
     options: OnnxOptions = {}
-  ): Layer.Layer<OnnxGister | Gister, OnnxSessionError | GraphError> =>
-    Layer.effectContext(
-      Effect.map(make(options), (gister) => Context.make(OnnxGister, gister).pipe(Context.add(Gister, gister)))
-    )
+  ): Layer.Layer<OnnxGister | Gister, OnnxSessionError | GraphError> => layerAsPort(OnnxGister, Gister, make(options))
 }

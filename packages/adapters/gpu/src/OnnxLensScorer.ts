@@ -8,12 +8,12 @@
 import { type Embeddings, LensScorer, LensScorerError, type LensScorerShape } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type { OnnxSessionError, Provider, ProviderEvent } from "./ExecutionProvider.ts"
 import { analyticLens, type Graph, type GraphError } from "./Graphs.ts"
-import { start } from "./internal/adapter.ts"
+import { layerAsPort, start } from "./internal/adapter.ts"
 import { firstNonFinite } from "./internal/check.ts"
 import { float32 } from "./internal/session.ts"
 import type { OnnxOptions } from "./OnnxOptions.ts"
@@ -234,7 +234,5 @@ export class OnnxLensScorer extends Context.Service<OnnxLensScorer, OnnxLensScor
   static readonly layer = (
     options: OnnxOptions = {}
   ): Layer.Layer<OnnxLensScorer | LensScorer, OnnxSessionError | GraphError> =>
-    Layer.effectContext(
-      Effect.map(make(options), (scorer) => Context.make(OnnxLensScorer, scorer).pipe(Context.add(LensScorer, scorer)))
-    )
+    layerAsPort(OnnxLensScorer, LensScorer, make(options))
 }

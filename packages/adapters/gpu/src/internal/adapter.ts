@@ -3,8 +3,11 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { ExecutionProvider, fromConfig, OnnxSessionError } from "../ExecutionProvider.ts"
 import { type Graph, GraphError, type GraphKind } from "../Graphs.ts"
 import type { OnnxOptions } from "../OnnxOptions.ts"
@@ -39,3 +42,11 @@ export const start = Effect.fnUntraced(function* (kind: GraphKind, options: Onnx
   const session = yield* open(graph.bytes, { requested, fallback: options.fallback, threads })
   return { graph, session }
 })
+
+/** A layer providing one service, built in the layer's scope, under its own key and the allocator port it implements. */
+export const layerAsPort = <I, S extends P, IP, P, E>(
+  key: Context.Key<I, S>,
+  port: Context.Key<IP, P>,
+  make: Effect.Effect<S, E, Scope.Scope>
+): Layer.Layer<I | IP, E> =>
+  Layer.effectContext(Effect.map(make, (service) => Context.make(key, service).pipe(Context.add(port, service))))
