@@ -20,36 +20,11 @@ import { Awareness, type AwarenessShape } from "./Awareness.ts"
 import { AwarenessError } from "./AwarenessError.ts"
 import * as BriefingView from "./BriefingView.ts"
 import { echo } from "./internal/errors.ts"
-import {
-  GetAlerts,
-  GetBriefing,
-  GetIntentions,
-  GetKnowledge,
-  GetStats,
-  GetStatus,
-  GetSuppressions,
-  GetTags,
-  Search
-} from "./internal/readTools.ts"
+import * as Read from "./internal/readTools.ts"
 import { didYouMean } from "./internal/text.ts"
 import * as ToolCall from "./internal/toolCall.ts"
 import * as Defs from "./internal/toolDefs.ts"
-import {
-  ActedOn,
-  AddContext,
-  ClearSuppression,
-  DeleteEntry,
-  LearnPattern,
-  Remember,
-  Remind,
-  ReportAlert,
-  ReportStatus,
-  RestoreEntry,
-  SetPreference,
-  SuppressAlert,
-  UpdateEntry,
-  UpdateIntention
-} from "./internal/writeTools.ts"
+import * as Write from "./internal/writeTools.ts"
 
 /**
  * A page of entries, as upstream's list tools return it: `{ entries, limit, offset, has_more }`.
@@ -60,31 +35,8 @@ import {
 export const Page = Defs.Page
 
 // The tools themselves, one `effect/ai` Tool each, defined by kind in internal/readTools.ts and internal/writeTools.ts.
-export {
-  ActedOn,
-  AddContext,
-  ClearSuppression,
-  DeleteEntry,
-  GetAlerts,
-  GetBriefing,
-  GetIntentions,
-  GetKnowledge,
-  GetStats,
-  GetStatus,
-  GetSuppressions,
-  GetTags,
-  LearnPattern,
-  Remember,
-  Remind,
-  ReportAlert,
-  ReportStatus,
-  RestoreEntry,
-  Search,
-  SetPreference,
-  SuppressAlert,
-  UpdateEntry,
-  UpdateIntention
-}
+export * from "./internal/readTools.ts"
+export * from "./internal/writeTools.ts"
 
 /**
  * Every awareness tool, in the order `tools/list` reports them.
@@ -93,29 +45,29 @@ export {
  * @since 0.1.0
  */
 export const toolkit = Toolkit.make(
-  GetBriefing,
-  GetAlerts,
-  GetStatus,
-  GetKnowledge,
-  GetSuppressions,
-  GetIntentions,
-  GetStats,
-  GetTags,
-  Search,
-  ReportStatus,
-  ReportAlert,
-  LearnPattern,
-  Remember,
-  AddContext,
-  SetPreference,
-  SuppressAlert,
-  ClearSuppression,
-  Remind,
-  UpdateIntention,
-  ActedOn,
-  UpdateEntry,
-  DeleteEntry,
-  RestoreEntry
+  Read.GetBriefing,
+  Read.GetAlerts,
+  Read.GetStatus,
+  Read.GetKnowledge,
+  Read.GetSuppressions,
+  Read.GetIntentions,
+  Read.GetStats,
+  Read.GetTags,
+  Read.Search,
+  Write.ReportStatus,
+  Write.ReportAlert,
+  Write.LearnPattern,
+  Write.Remember,
+  Write.AddContext,
+  Write.SetPreference,
+  Write.SuppressAlert,
+  Write.ClearSuppression,
+  Write.Remind,
+  Write.UpdateIntention,
+  Write.ActedOn,
+  Write.UpdateEntry,
+  Write.DeleteEntry,
+  Write.RestoreEntry
 )
 
 /**

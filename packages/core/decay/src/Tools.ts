@@ -25,6 +25,16 @@ const EffortId = Schema.String.annotate({ description: "The effort id, e.g. 'aut
 const Status = (status: string) => Schema.Literal(status)
 const NullableString = Schema.NullOr(Schema.String)
 
+/** A tool that takes an effort `id` and answers `{ status, effort_id }`. */
+const effortTool = <const Name extends string>(name: Name, description: string, status: string) =>
+  Tool.make(name, {
+    description,
+    parameters: Schema.Struct({ id: EffortId }),
+    success: Schema.Struct({ status: Status(status), effort_id: Schema.String }),
+    failure: ToolFailure,
+    failureMode: "return"
+  })
+
 /**
  * `open_effort(name)`: starts an effort and makes it active.
  *
@@ -105,13 +115,11 @@ export const ExpandEffort = Tool.make("expand_effort", {
  * @category tools
  * @since 0.1.0
  */
-export const CollapseEffort = Tool.make("collapse_effort", {
-  description: "Collapse an expanded effort back to its summary when it is no longer needed.",
-  parameters: Schema.Struct({ id: EffortId }),
-  success: Schema.Struct({ status: Status("collapsed"), effort_id: Schema.String }),
-  failure: ToolFailure,
-  failureMode: "return"
-})
+export const CollapseEffort = effortTool(
+  "collapse_effort",
+  "Collapse an expanded effort back to its summary when it is no longer needed.",
+  "collapsed"
+)
 
 /**
  * `switch_effort(id)`: makes another open effort the active one.
@@ -119,13 +127,7 @@ export const CollapseEffort = Tool.make("collapse_effort", {
  * @category tools
  * @since 0.1.0
  */
-export const SwitchEffort = Tool.make("switch_effort", {
-  description: "Make another open effort the active one.",
-  parameters: Schema.Struct({ id: EffortId }),
-  success: Schema.Struct({ status: Status("switched"), effort_id: Schema.String }),
-  failure: ToolFailure,
-  failureMode: "return"
-})
+export const SwitchEffort = effortTool("switch_effort", "Make another open effort the active one.", "switched")
 
 /**
  * `search_efforts(query)`: finds concluded efforts, best match first.
