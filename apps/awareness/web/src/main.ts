@@ -198,10 +198,18 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
   current = { live, token, clock }
 }
 
+// a read was refused mid-session (the token expired): start over, which forgets the token and asks for a new one
 const expired = () => {
-  void stop()
-  sessionStorage.removeItem(tokenKey)
-  showLogin("Your session has expired: log in again.")
+  // one start at a time (two reads refused at once start over once)
+  let starting: Promise<void> | undefined
+  const boot = (): Promise<void> => {
+    starting ??= start().finally(() => {
+      starting = undefined
+    })
+    return starting
+  }
+
+  void boot()
 }
 
 const stop = async () => {
@@ -376,14 +384,19 @@ const agentPanel = (token: string | undefined) => {
 // -----------------------------------------------------------------------------------------------------------------
 // Start
 
-const boot = async () => {
+const start = async () => {
   await stop()
   const token = storedToken()
   setConnection("connecting")
   const outcome = await api.briefing(token)
-  if (outcome._tag === "unauthorized") {
+  if (outcome._tag === "unauthorized" && token !== undefined) {
+    // a stale token: forget it and look again (a server without auth lets the page in without one)
     sessionStorage.removeItem(tokenKey)
-    showLogin(token === undefined ? undefined : "Your session has expired: log in again.")
+    const again = await api.briefing(undefined)
+    if (again._tag === "ok") await startApp(undefined, again.value)
+    else showLogin("Your session has expired: log in again.")
+  } else if (outcome._tag === "unauthorized") {
+    showLogin()
   } else if (outcome._tag === "failed") {
     const retry = h("button", { type: "button" }, "Try again")
     retry.addEventListener("click", () => void boot())
@@ -392,6 +405,15 @@ const boot = async () => {
   } else {
     await startApp(token, outcome.value)
   }
+}
+
+// one start at a time (two reads refused at once start over once)
+let starting: Promise<void> | undefined
+const boot = (): Promise<void> => {
+  starting ??= start().finally(() => {
+    starting = undefined
+  })
+  return starting
 }
 
 void boot()
