@@ -14,8 +14,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { AwarenessResolver } from "./AwarenessResolver.ts"
+import type { AwarenessResolver } from "./AwarenessResolver.ts"
 import { callByName, toJson } from "./internal/call.ts"
+import { registerAll } from "./internal/register.ts"
 import * as ToolError from "./ToolError.ts"
 
 /**
@@ -68,62 +69,55 @@ const knowledgePage = (resolver: AwarenessResolver["Service"]) =>
  * @category constructors
  * @since 0.1.0
  */
-export const register: Effect.Effect<void, never, McpServer.McpServer | AwarenessResolver> = Effect.gen(function* () {
-  const resolver = yield* AwarenessResolver
-  const services = yield* Effect.context<McpServer.McpServer>()
-  const registrations = [
-    McpServer.registerResource({
-      uri: "awareness://briefing",
-      name: "briefing",
-      description:
-        "Read this at conversation start: the compact digest (about 200 tokens when all is clear). " +
-        "If attention_needed is false, say nothing. Subscribe to be told when it changes. Tool mirror: get_briefing.",
-      mimeType: json,
-      audience: ["assistant"],
-      priority: 1,
-      // The full briefing, with the evaluation block, for operators; compact JSON like every reply.
-      content: read(resolver, "awareness://briefing", "get_briefing", { explain: true })
-    }),
-    McpServer.registerResource({
-      uri: "awareness://alerts",
-      name: "alerts",
-      description: "Active alerts across all sources (first page). Tool mirror: get_alerts.",
-      mimeType: json,
-      content: read(resolver, "awareness://alerts", "get_alerts", {})
-    }),
-    McpServer.registerResource`awareness://alerts/${McpSchema.param("source", Schema.String)}`({
-      name: "alerts-by-source",
-      description: "Active alerts of one source (the briefing's drill_down). Tool mirror: get_alerts(source).",
-      mimeType: json,
-      content: (uri, source) => read(resolver, uri, "get_alerts", { source: decodeURIComponent(source) })
-    }),
-    McpServer.registerResource`awareness://status/${McpSchema.param("source", Schema.String)}`({
-      name: "status-by-source",
-      description: "The full latest status of one source: metrics, inventory, ttl. Tool mirror: get_status(source).",
-      mimeType: json,
-      content: (uri, source) => read(resolver, uri, "get_status", { source: decodeURIComponent(source) })
-    }),
-    McpServer.registerResource({
-      uri: "awareness://knowledge",
-      name: "knowledge",
-      description:
-        `Patterns, context, preferences and notes: the ${knowledgePageSize} most recently updated, list ` +
-        "mode (never unbounded). Tool mirror: get_knowledge (filters, pages).",
-      mimeType: json,
-      content: knowledgePage(resolver)
-    }),
-    McpServer.registerResource({
-      uri: "awareness://suppressions",
-      name: "suppressions",
-      description: "Active suppressions. Tool mirror: get_suppressions.",
-      mimeType: json,
-      content: read(resolver, "awareness://suppressions", "get_suppressions", {})
-    })
-  ]
-  for (const registration of registrations) {
-    yield* Effect.provideContext(registration, services)
-  }
-})
+export const register: Effect.Effect<void, never, McpServer.McpServer | AwarenessResolver> = registerAll((resolver) => [
+  McpServer.registerResource({
+    uri: "awareness://briefing",
+    name: "briefing",
+    description:
+      "Read this at conversation start: the compact digest (about 200 tokens when all is clear). " +
+      "If attention_needed is false, say nothing. Subscribe to be told when it changes. Tool mirror: get_briefing.",
+    mimeType: json,
+    audience: ["assistant"],
+    priority: 1,
+    // The full briefing, with the evaluation block, for operators; compact JSON like every reply.
+    content: read(resolver, "awareness://briefing", "get_briefing", { explain: true })
+  }),
+  McpServer.registerResource({
+    uri: "awareness://alerts",
+    name: "alerts",
+    description: "Active alerts across all sources (first page). Tool mirror: get_alerts.",
+    mimeType: json,
+    content: read(resolver, "awareness://alerts", "get_alerts", {})
+  }),
+  McpServer.registerResource`awareness://alerts/${McpSchema.param("source", Schema.String)}`({
+    name: "alerts-by-source",
+    description: "Active alerts of one source (the briefing's drill_down). Tool mirror: get_alerts(source).",
+    mimeType: json,
+    content: (uri, source) => read(resolver, uri, "get_alerts", { source: decodeURIComponent(source) })
+  }),
+  McpServer.registerResource`awareness://status/${McpSchema.param("source", Schema.String)}`({
+    name: "status-by-source",
+    description: "The full latest status of one source: metrics, inventory, ttl. Tool mirror: get_status(source).",
+    mimeType: json,
+    content: (uri, source) => read(resolver, uri, "get_status", { source: decodeURIComponent(source) })
+  }),
+  McpServer.registerResource({
+    uri: "awareness://knowledge",
+    name: "knowledge",
+    description:
+      `Patterns, context, preferences and notes: the ${knowledgePageSize} most recently updated, list ` +
+      "mode (never unbounded). Tool mirror: get_knowledge (filters, pages).",
+    mimeType: json,
+    content: knowledgePage(resolver)
+  }),
+  McpServer.registerResource({
+    uri: "awareness://suppressions",
+    name: "suppressions",
+    description: "Active suppressions. Tool mirror: get_suppressions.",
+    mimeType: json,
+    content: read(resolver, "awareness://suppressions", "get_suppressions", {})
+  })
+])
 
 /**
  * A layer that registers the resources on the `McpServer` it is provided to.
