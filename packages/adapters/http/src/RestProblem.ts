@@ -122,6 +122,16 @@ const byCode: Record<string, 400 | 401 | 404 | 409 | 413 | 429 | 503> = {
   unavailable: 503
 }
 
+const byStatus = {
+  400: BadRequest,
+  401: Unauthorized,
+  404: NotFound,
+  409: Conflict,
+  413: PayloadTooLarge,
+  429: TooManyRequests,
+  503: Unavailable
+}
+
 /**
  * What a problem says about a failure: the tool layer's failure as it is.
  *
@@ -146,22 +156,6 @@ export const fromFailure = (failure: Detail): Any => {
   if (failure.retry_after_sec !== undefined) body.retry_after_sec = failure.retry_after_sec
   // each class fixes its own type, status and title; the extension fields are the same for all
   const fields = body as never
-  switch (byCode[failure.code]) {
-    case 400:
-      return new BadRequest(fields)
-    case 401:
-      return new Unauthorized(fields)
-    case 404:
-      return new NotFound(fields)
-    case 409:
-      return new Conflict(fields)
-    case 413:
-      return new PayloadTooLarge(fields)
-    case 429:
-      return new TooManyRequests(fields)
-    case 503:
-      return new Unavailable(fields)
-    default:
-      return new Internal(fields)
-  }
+  const status = byCode[failure.code]
+  return new (status === undefined ? Internal : byStatus[status])(fields)
 }
