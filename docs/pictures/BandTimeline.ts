@@ -5,7 +5,7 @@ import { palette, renderVegaLite } from "./Chart.ts"
 
 const target = "#dev"
 const minutes = 30
-const tick = AttentionConfig.defaults.tick_s
+const tick = AttentionConfig.AttentionConfig.defaults.tick_s
 
 /** What happens on the target, by second: a mention (direct) or a message from someone else (ambient). */
 export const script: ReadonlyArray<{ readonly at: number; readonly kind: "mention" | "message" }> = [
@@ -17,14 +17,14 @@ export const script: ReadonlyArray<{ readonly at: number; readonly kind: "mentio
 ]
 
 export interface Timeline {
-  readonly bands: ReadonlyArray<{ readonly minute: number; readonly band: Band }>
-  readonly polls: ReadonlyArray<{ readonly minute: number; readonly band: Band }>
+  readonly bands: ReadonlyArray<{ readonly minute: number; readonly band: Band.Band }>
+  readonly polls: ReadonlyArray<{ readonly minute: number; readonly band: Band.Band }>
 }
 
 /** Runs the script through a tracker and records the band at every tick and every poll it makes. */
 export const simulate = (): Timeline => {
-  const tracker = Tracker.make(AttentionConfig.defaults)
-  const engagement = Engagement.make(AttentionConfig.defaults)
+  const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+  const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
   tracker.seed(target)
   const bands: Array<Timeline["bands"][number]> = []
   const polls: Array<Timeline["polls"][number]> = []
@@ -67,7 +67,7 @@ export const svg = (): Promise<string> => {
     field: "band",
     type: "nominal",
     sort: bandOrder,
-    scale: { domain: bandOrder, range: bandOrder.map((band) => palette[band as Band]) },
+    scale: { domain: bandOrder, range: bandOrder.map((band) => palette[band as Band.Band]) },
     legend: null
   } as const
   return renderVegaLite({

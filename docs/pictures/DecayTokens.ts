@@ -2,7 +2,7 @@
 // with the default decay threshold (3 turns) and once with expansions never collapsed. The session is rebuilt here
 // from the package's public API: 20 concluded efforts with logs of 1-3k tokens, expanded on a fixed schedule, each
 // expansion followed by one turn that refers to it and then by unrelated talk.
-import { type Effort, type LogMessage, Session, SessionStore, Summarizer } from "@heed/decay"
+import { type Model, Session, SessionStore, Summarizer } from "@heed/decay"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Layer } from "effect"
 import { palette, renderVegaLite } from "./Chart.ts"
@@ -21,7 +21,7 @@ const prose = (tokens: number, seed: number): string =>
 
 const effortId = (n: number) => `effort-${String(n).padStart(3, "0")}`
 
-const effort = (n: number): Effort => ({
+const effort = (n: number): Model.Effort => ({
   id: effortId(n),
   status: "concluded",
   summary: `Resolved topic${n} issue: the widget${n} crashed when gadget${n} timed out; added a retry for gizmo${n}.`,
@@ -31,9 +31,9 @@ const effort = (n: number): Effort => ({
 })
 
 /** An effort's log: exchanges of about 200 tokens until it holds 1,000 to 3,000 tokens. */
-const effortLog = (n: number): Array<LogMessage> => {
+const effortLog = (n: number): Array<Model.LogMessage> => {
   const size = 1000 + ((n * 397) % 2001)
-  const log: Array<LogMessage> = []
+  const log: Array<Model.LogMessage> = []
   for (let i = 0; i * 200 < size; i++) {
     log.push(
       { role: "user", content: `About widget${n} and gadget${n}: ${prose(60, i)}`, ts: timestamp },
@@ -64,17 +64,17 @@ const expansions = new Map([
 export const contextTokens = (decayThreshold: number): ReadonlyArray<number> => {
   const manifest = Array.from({ length: efforts }, (_, n) => effort(n))
   const logs = Object.fromEntries(manifest.map((entry, n) => [entry.id, effortLog(n)]))
-  const layer = Session.layer({ decay_threshold: decayThreshold }).pipe(
+  const layer = Session.Session.layer({ decay_threshold: decayThreshold }).pipe(
     Layer.provide(
       Layer.mergeAll(
-        SessionStore.layerMemoryWith({ manifest, logs }),
-        Summarizer.layerExtractive,
-        TokenCounter.layerO200k
+        SessionStore.SessionStore.layerMemoryWith({ manifest, logs }),
+        Summarizer.Summarizer.layerExtractive,
+        TokenCounter.TokenCounter.layerO200k
       )
     )
   )
   const program = Effect.gen(function* () {
-    const session = yield* Session
+    const session = yield* Session.Session
     const tokens: Array<number> = []
     for (let turn = 1; turn <= turns; turn++) {
       const expand = expansions.get(turn)

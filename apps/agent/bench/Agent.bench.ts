@@ -6,7 +6,7 @@
 //    bench's p99 11-13 s). The server's own relay time is measured in a channel the agent is not in.
 // 2. 1,000 joined channels, 10 of them HOT and the rest IDLE: polls per minute and CPU (% of one core) over a window.
 // 3. Memory per joined channel: heap after joining 1,000 channels minus heap with 10, per channel.
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { IrcTestClient, NgircdServer } from "@heed/irc"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Logger, Metric, Stream } from "effect"
@@ -69,7 +69,9 @@ const timedAgent = (server: NgircdServer.NgircdServer, dir: string, runnerMs: Ar
         }
       }))
     ).pipe(Layer.provide(layerCommand(config.runner)))
-    const services = yield* Layer.build(Layer.mergeAll(timed, Awareness.layerNone, TokenCounter.layerO200k))
+    const services = yield* Layer.build(
+      Layer.mergeAll(timed, Awareness.layerNone, TokenCounter.TokenCounter.layerO200k)
+    )
     return yield* Agent.make(config).pipe(Effect.provideContext(services))
   })
 
@@ -148,7 +150,7 @@ const latency = Effect.gen(function* () {
   const warmStats = stats(warm)
   const runnerStats = stats(runner)
   const relayStats = stats(relay)
-  record("agent: mention to reply (command runner `cat`, ngircd on loopback)", [
+  Bench.record("agent: mention to reply (command runner `cat`, ngircd on loopback)", [
     { name: "cold: first mention after joining", figures: { ...stats([cold]) } },
     { name: "warm: mention to reply", figures: warmStats },
     { name: "runner inside the agent (spawn `cat` to its exit, per mention)", figures: stats(runnerInside.slice(1)) },
@@ -190,7 +192,7 @@ const idleChannels = Effect.gen(function* () {
   const cpu = process.cpuUsage(cpu0)
   const elapsedS = (performance.now() - t0) / 1000
   const polls = (yield* pollsCount) - polls0
-  record("agent: 1,000 joined channels, 10 HOT, the rest IDLE (default bands)", [
+  Bench.record("agent: 1,000 joined channels, 10 HOT, the rest IDLE (default bands)", [
     {
       // Every channel was polled once at join; the 990 IDLE ones are next due 600 s later, so this window holds
       // the HOT polls only (their long-run average adds 990 polls per 600 s, about 99 a minute, in one tick).

@@ -7,16 +7,7 @@
  * @since 0.1.0
  */
 import { AttentionConfig, type Band, Scheduler, type Tracker } from "@heed/attention-bands"
-import {
-  AttentionWiring,
-  type BufferedMessage,
-  type IrcEvent,
-  IrcTransport,
-  type IrcTransportShape,
-  type Mention,
-  MentionRules,
-  MessageBuffer
-} from "@heed/irc"
+import { AttentionWiring, type IrcEvent, IrcTransport, MentionRules, MessageBuffer } from "@heed/irc"
 import { TokenCounter } from "@heed/schema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -53,8 +44,8 @@ export type Turn = Responder.Turn
  * @since 0.1.0
  */
 export interface AgentShape {
-  readonly transport: IrcTransportShape
-  readonly scheduler: Scheduler["Service"]
+  readonly transport: IrcTransport.IrcTransportShape
+  readonly scheduler: Scheduler.Scheduler["Service"]
   readonly control: AttentionControlShape
   /** The control socket's path. */
   readonly socket: string
@@ -80,17 +71,17 @@ const view = (
   }),
   pinned: state.pinned,
   last_poll_ago_s: Option.match(state.lastPollAt, { onNone: () => null, onSome: (at) => Math.max(0, now - at) }),
-  interval_s: AttentionConfig.intervalOf(config, state.band)
+  interval_s: AttentionConfig.AttentionConfig.intervalOf(config, state.band)
 })
 
 const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /^DM:[^\s,]{1,30}$/.test(target)
 
 // Every message goes to the buffer; a mention (unless paused) gets an immediate turn. Connection changes are logged.
 const routeEvents = (
-  events: Stream.Stream<IrcEvent>,
-  buffer: MessageBuffer["Service"],
+  events: Stream.Stream<IrcEvent.IrcEvent>,
+  buffer: MessageBuffer.MessageBuffer["Service"],
   server: string,
-  onMention: (mention: Mention, stored: BufferedMessage) => Effect.Effect<void>
+  onMention: (mention: IrcEvent.Mention, stored: MessageBuffer.BufferedMessage) => Effect.Effect<void>
 ) =>
   events.pipe(
     Stream.runForEach((event) => {
@@ -120,8 +111,8 @@ const routeEvents = (
   )
 
 // The unread messages of a poll, one conversation each: the channel's own lines, then each thread's.
-const byThread = (messages: ReadonlyArray<BufferedMessage>) => {
-  const groups = new Map<string | undefined, Array<BufferedMessage>>()
+const byThread = (messages: ReadonlyArray<MessageBuffer.BufferedMessage>) => {
+  const groups = new Map<string | undefined, Array<MessageBuffer.BufferedMessage>>()
   for (const message of messages) {
     const group = groups.get(message.thread)
     if (group === undefined) groups.set(message.thread, [message])
@@ -133,8 +124,8 @@ const byThread = (messages: ReadonlyArray<BufferedMessage>) => {
 // The control surface (socket and runner tools) over the scheduler.
 const makeControl = (
   config: AgentConfig,
-  scheduler: Scheduler["Service"],
-  transport: IrcTransportShape,
+  scheduler: Scheduler.Scheduler["Service"],
+  transport: IrcTransport.IrcTransportShape,
   context: TargetContext.TargetContext
 ): AttentionControlShape => {
   const get = (target: string) =>
@@ -159,7 +150,7 @@ const makeControl = (
       targets: [...snapshot].map(([target, state]) => view(config.attention, target, state, now))
     } satisfies StatusView
   })
-  const set = (target: string, band: Band, ttl_s: number | undefined) =>
+  const set = (target: string, band: Band.Band, ttl_s: number | undefined) =>
     Effect.gen(function* () {
       if (!validTarget(target)) {
         return yield* new AttentionInputError({
@@ -201,12 +192,12 @@ const transportOptions = (config: AgentConfig) => ({
  */
 const answerMention = (
   agent: {
-    readonly scheduler: Scheduler["Service"]
-    readonly buffer: MessageBuffer["Service"]
+    readonly scheduler: Scheduler.Scheduler["Service"]
+    readonly buffer: MessageBuffer.MessageBuffer["Service"]
     readonly respond: ReturnType<typeof Responder.make>
-    readonly topic: (messages: ReadonlyArray<BufferedMessage>) => string
+    readonly topic: (messages: ReadonlyArray<MessageBuffer.BufferedMessage>) => string
   },
-  mention: Mention,
+  mention: IrcEvent.Mention,
   seq: number
 ) =>
   Effect.gen(function* () {
@@ -242,8 +233,8 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     file: `${config.state_dir}/context.json`
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => context.save()))
-  const buffer = MessageBuffer.make()
-  const transport = yield* IrcTransport.make(transportOptions(config))
+  const buffer = MessageBuffer.MessageBuffer.make()
+  const transport = yield* IrcTransport.IrcTransport.make(transportOptions(config))
   yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
   const events = yield* transport.subscribe
   const respond = Responder.make({
@@ -251,7 +242,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     scope: yield* Scope.Scope,
     runner: yield* Runner,
     awareness: yield* Awareness,
-    counter: yield* TokenCounter,
+    counter: yield* TokenCounter.TokenCounter,
     transport,
     buffer,
     context,
@@ -259,7 +250,8 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     retry: { attempts: config.retry?.attempts ?? 3, backoff_s: config.retry?.backoff_s ?? 1 }
   })
   const topicOf = MentionRules.mentionRemover(nick)
-  const topic = (messages: ReadonlyArray<BufferedMessage>) => messages.map((m) => topicOf(m.text)).join("\n")
+  const topic = (messages: ReadonlyArray<MessageBuffer.BufferedMessage>) =>
+    messages.map((m) => topicOf(m.text)).join("\n")
 
   // A poll claims the target's unread messages (mentions included when they could not be answered directly) and
   // hands each conversation its own turn; only a reply settles them.
@@ -280,7 +272,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
       }
       return "delivered" as const
     })
-  const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
+  const scheduler = yield* Scheduler.Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
   yield* AttentionWiring.make(transport, scheduler)
   yield* routeEvents(events, buffer, server, (mention, stored) =>
     answerMention({ scheduler, buffer, respond, topic }, mention, stored.seq)

@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
  */
 export const AttentionView = Schema.Struct({
   target: Schema.String,
-  band: Band,
+  band: Band.Band,
   /** Seconds left of a manual hold (`null` when none; a very large number holds until a mention). */
   manual_ttl_s: Schema.NullOr(Schema.Finite),
   pinned: Schema.Boolean,
@@ -82,7 +82,7 @@ export class AttentionInputError extends Schema.TaggedError<AttentionInputError>
 export interface AttentionControlShape {
   readonly set: (
     target: string,
-    band: Band,
+    band: Band.Band,
     ttl_s?: number | undefined
   ) => Effect.Effect<AttentionView, AttentionInputError>
   readonly get: (target: string) => Effect.Effect<AttentionView, AttentionInputError>
@@ -105,7 +105,7 @@ export class AttentionControl extends Context.Service<AttentionControl, Attentio
 /**
  * The `set_attention` tool.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const SetAttention = Tool.make("set_attention", {
@@ -115,7 +115,7 @@ export const SetAttention = Tool.make("set_attention", {
     "seconds, then decays normally; a direct mention always makes the target HOT.",
   parameters: Schema.Struct({
     target: Schema.String.annotate({ description: "A channel like #dev, or DM:<nick>" }),
-    band: Band,
+    band: Band.Band,
     ttl_s: Schema.optionalKey(Schema.Finite.annotate({ description: "How long to hold the band, in seconds" }))
   }),
   success: AttentionView,
@@ -126,7 +126,7 @@ export const SetAttention = Tool.make("set_attention", {
 /**
  * The `get_attention` tool.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const GetAttention = Tool.make("get_attention", {
@@ -140,7 +140,7 @@ export const GetAttention = Tool.make("get_attention", {
 /**
  * The attention tools runners may call.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const toolkit = Toolkit.make(SetAttention, GetAttention)

@@ -54,7 +54,7 @@ const json = (value: unknown) => (typeof value === "string" ? value : JSON.strin
 /**
  * The wire messages of a prompt.
  *
- * @category encoding
+ * @category combinators
  * @since 0.1.0
  */
 export const toWire = (prompt: Prompt.Prompt): Array<WireMessage> => prompt.content.flatMap(wireOf)

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { AttentionConfig as Attention, type AttentionConfig } from "@heed/attention-bands"
+import { AttentionConfig } from "@heed/attention-bands"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { parse } from "yaml"
@@ -126,7 +126,7 @@ export type RunnerConfig = AgentFile["runner"]
  * @since 0.1.0
  */
 export interface AgentConfig extends Omit<AgentFile, "attention" | "state_dir"> {
-  readonly attention: AttentionConfig
+  readonly attention: AttentionConfig.AttentionConfig
   readonly state_dir: string
 }
 
@@ -142,9 +142,9 @@ export const decode = Effect.fnUntraced(function* (raw: unknown, base: string, s
   const file = yield* decodeFile(raw, { onExcessProperty: "error" }).pipe(
     Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` }))
   )
-  const attention = yield* Attention.decode(file.attention, { legacyPollInterval: file.poll_interval }).pipe(
-    Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` }))
-  )
+  const attention = yield* AttentionConfig.AttentionConfig.decode(file.attention, {
+    legacyPollInterval: file.poll_interval
+  }).pipe(Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` })))
   const ca = file.server.tls_ca_file
   return {
     ...file,

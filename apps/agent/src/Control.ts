@@ -25,7 +25,7 @@ export const Request = Schema.Union([
   Schema.Struct({
     op: Schema.Literal("set_attention"),
     target: Schema.NonEmptyString,
-    band: Band,
+    band: Band.Band,
     ttl_s: Schema.optionalKey(Schema.Finite)
   }),
   Schema.Struct({ op: Schema.Literal("get_attention"), target: Schema.NonEmptyString }),

@@ -5,14 +5,14 @@
  *
  * @since 0.1.0
  */
-import type { BufferedMessage, Mention } from "@heed/irc"
+import type { IrcEvent, MessageBuffer } from "@heed/irc"
 import { effortId } from "./TargetContext.ts"
 
 /**
  * One line of a conversation as culture quotes it: `<nick> text`. (A thread's lines go to the thread's own prompt
  * and log, which name the thread once.)
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const quote = (message: { readonly sender: string; readonly text: string }) =>
@@ -22,10 +22,10 @@ export const quote = (message: { readonly sender: string; readonly text: string 
  * The poll prompt for the unread messages of one conversation: `where` is a target, or a thread of it as
  * `TargetContext.effortId` names it (`#dev thread:deploy`).
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
-export const poll = (where: string, messages: ReadonlyArray<BufferedMessage>): string =>
+export const poll = (where: string, messages: ReadonlyArray<MessageBuffer.BufferedMessage>): string =>
   [
     `[IRC Channel Poll: ${where}] Recent unread messages:`,
     ...messages.map((message) => `  ${quote(message)}`),
@@ -36,10 +36,10 @@ export const poll = (where: string, messages: ReadonlyArray<BufferedMessage>): s
  * The direct prompt for a mention (`[IRC @mention in #dev] <alice> text`, `[IRC @mention in #dev thread:deploy]
  * ...`) or a DM (`[IRC DM] <alice> text`).
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
-export const direct = (mention: Mention): string =>
+export const direct = (mention: IrcEvent.Mention): string =>
   mention.dm
     ? `[IRC DM${mention.thread === undefined ? "" : ` thread:${mention.thread}`}] ${quote(mention)}`
     : `[IRC @mention in ${effortId(mention.target, mention.thread)}] ${quote(mention)}`
@@ -47,7 +47,7 @@ export const direct = (mention: Mention): string =>
 /**
  * The awareness block put before a prompt when the briefing says attention is needed.
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const briefing = (summary: string, suggested: string | undefined): string =>

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { IrcTransportShape, MessageBuffer } from "@heed/irc"
+import type { IrcTransport, MessageBuffer } from "@heed/irc"
 import type { TokenCounter } from "@heed/schema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -75,9 +75,9 @@ export interface ResponderParts {
   readonly scope: Scope.Scope
   readonly runner: Runner["Service"]
   readonly awareness: Awareness["Service"]
-  readonly counter: TokenCounter["Service"]
-  readonly transport: IrcTransportShape
-  readonly buffer: MessageBuffer["Service"]
+  readonly counter: TokenCounter.TokenCounter["Service"]
+  readonly transport: IrcTransport.IrcTransportShape
+  readonly buffer: MessageBuffer.MessageBuffer["Service"]
   readonly context: TargetContext.TargetContext
   readonly turns: PubSub.PubSub<Turn>
   /** Runner calls per turn (at least 1) and the first wait between them, doubling after each failure. */

@@ -16,8 +16,8 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Decay, extractiveSummary, type LogMessage } from "@heed/decay"
-import type { TokenCounterShape } from "@heed/schema"
+import { Decay, type Model, Summarizer } from "@heed/decay"
+import type { TokenCounter } from "@heed/schema"
 
 /**
  * The effort of a conversation: the target (`#dev`, `DM:alice`), or `#dev thread:deploy` for a thread.
@@ -112,7 +112,7 @@ export interface TargetContext {
 /**
  * Renders prompt messages as one text (for runners that take text, like the `command` runner).
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const render = (messages: ReadonlyArray<PromptMessage>): string =>
@@ -126,7 +126,7 @@ export const render = (messages: ReadonlyArray<PromptMessage>): string =>
  * @category getters
  * @since 0.1.0
  */
-export const tokens = (counter: TokenCounterShape, messages: ReadonlyArray<PromptMessage>): number =>
+export const tokens = (counter: TokenCounter.TokenCounterShape, messages: ReadonlyArray<PromptMessage>): number =>
   messages.reduce((sum, message) => sum + counter.count(message.content), 0)
 
 const load = (file: string | undefined): Stored | undefined => {
@@ -138,7 +138,7 @@ const load = (file: string | undefined): Stored | undefined => {
   }
 }
 
-const logMessages = (log: ReadonlyArray<Exchange>): Array<LogMessage> =>
+const logMessages = (log: ReadonlyArray<Exchange>): Array<Model.LogMessage> =>
   log.flatMap((exchange) => [
     { role: "user" as const, content: exchange.topic ?? exchange.incoming, ts: "" },
     { role: "assistant" as const, content: exchange.reply, ts: "" }
@@ -235,7 +235,7 @@ export const make = (options: TargetContextOptions = {}): TargetContext => {
     const entry = efforts.get(effort) ?? { summary: null, log: [] }
     entry.log.push(exchange)
     if (entry.log.length > keep) entry.log.splice(0, entry.log.length - keep)
-    entry.summary = extractiveSummary(logMessages(entry.log), 200) || null
+    entry.summary = Summarizer.extractiveSummary(logMessages(entry.log), 200) || null
     if (!efforts.has(effort)) {
       efforts.set(effort, entry)
       expanded = [...expanded, effort]

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Context from "effect/Context"
@@ -52,7 +52,7 @@ const coldDir = mkdtempSync(join(tmpdir(), "heed-bench-cold-"))
 const first = await startOnce(join(coldDir, "data"))
 const second = await startOnce(join(coldDir, "data"))
 rmSync(coldDir, { recursive: true, force: true })
-record("Awareness start", [
+Bench.record("Awareness start", [
   { name: "cold start, new data dir (spawn to banner)", figures: { ms: round(first.ready) } },
   { name: "start, migrated data dir (spawn to banner)", figures: { ms: round(second.ready) } },
   { name: "SIGTERM to exit", figures: { ms: round(second.stop), exit_code: second.code ?? -1 } }
@@ -154,7 +154,7 @@ await Promise.all(many.map((client) => client.callTool({ name: "get_briefing", a
 const briefing50 = await concurrent(many, (client) => timed(client, "get_briefing", {}), 10)
 const alert50 = await concurrent(many, (client, i) => reportAlert(client, `bench-${i % 10}`), 10)
 
-record("Awareness over Streamable HTTP (embedded PGlite)", [
+Bench.record("Awareness over Streamable HTTP (embedded PGlite)", [
   { name: "get_briefing, 1 client", figures: briefing1 },
   { name: "report_alert, 1 client", figures: alert1 },
   { name: "get_briefing, 50 concurrent clients", figures: briefing50 },

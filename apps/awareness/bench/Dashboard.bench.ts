@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -169,7 +169,7 @@ const samples: Array<Sample> = []
 for (let i = WARMUP; i < WARMUP + WRITES; i++) samples.push(await writeAndWatch(i))
 const version = await page.evaluate(() => document.body.dataset.version ?? "")
 
-record("Dashboard: REST write to the change in the page (chromium headless, embedded PGlite)", [
+Bench.record("Dashboard: REST write to the change in the page (chromium headless, embedded PGlite)", [
   { name: `POST /v1/alerts reply (in the page, ${WRITES} writes)`, figures: stats(samples.map((s) => s.reply)) },
   { name: "write to the first SLOP message after it (WebSocket)", figures: stats(samples.map((s) => s.socket)) },
   { name: "write to the alert's row in the DOM (MutationObserver)", figures: stats(samples.map((s) => s.dom)) },
@@ -180,7 +180,7 @@ record("Dashboard: REST write to the change in the page (chromium headless, embe
     figures: { load: round(loadAtStart), cores: cpus().length }
   }
 ])
-record("Dashboard: page weight (scripts and stylesheets loaded for /)", [
+Bench.record("Dashboard: page weight (scripts and stylesheets loaded for /)", [
   {
     name: "JavaScript",
     figures: {

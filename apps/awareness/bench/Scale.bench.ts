@@ -15,7 +15,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { freePort, round, stats } from "./support.ts"
@@ -179,7 +179,7 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
     } finally {
       await stop(again.child)
     }
-    record(`Awareness at scale (${label})`, rows)
+    Bench.record(`Awareness at scale (${label})`, rows)
   } finally {
     if (child.exitCode === null) await stop(child)
   }

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Collator, type Entry } from "@heed/collator"
+import { type Entry, Pattern, Suppression } from "@heed/collator"
 import type { Node as SlopNode } from "@heed/state-tree"
 import * as Predicate from "effect/Predicate"
 import { inputSchemaOf } from "./ToolCall.ts"
@@ -108,7 +108,7 @@ interface Screen {
   readonly now: Date
 }
 
-const asEntry = (json: Json): Entry => json as unknown as Entry
+const asEntry = (json: Json): Entry.Entry => json as unknown as Entry.Entry
 
 const suppressionWhy = (suppression: Json): string => {
   const data = record(suppression.data)
@@ -132,10 +132,10 @@ const evaluationOf = (entry: Json, screen: Screen): ReadonlyArray<string> => {
   const out: Array<string> = []
   try {
     for (const suppression of screen.suppressions) {
-      if (Collator.isSuppressed(alert, [asEntry(suppression)], screen.now)) out.push(suppressionWhy(suppression))
+      if (Suppression.isSuppressed(alert, [asEntry(suppression)], screen.now)) out.push(suppressionWhy(suppression))
     }
     for (const pattern of screen.patterns) {
-      if (Collator.matchesPattern(alert, [asEntry(pattern)], screen.now)) out.push(patternWhy(pattern))
+      if (Pattern.matchesPattern(alert, [asEntry(pattern)], screen.now)) out.push(patternWhy(pattern))
     }
   } catch {
     // an entry the collator cannot read explains nothing

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { mkdirSync } from "node:fs"
-import { Awareness, type AwarenessOptions, Store } from "@heed/collator"
-import { type AwarenessApi, ToolError } from "@heed/mcp"
+import { Awareness, Store } from "@heed/collator"
+import { type AwarenessResolver, ToolError } from "@heed/mcp"
 import * as Database from "@heed/postgres/Database"
 import * as PostgresStore from "@heed/postgres/PostgresStore"
 import * as Context from "effect/Context"
@@ -34,16 +34,16 @@ export class Backend extends Context.Service<
   Backend,
   {
     /** The awareness service of one owner (built on first use, then cached). */
-    readonly forOwner: (owner: string) => Effect.Effect<AwarenessApi, ToolError.ErrorBody>
+    readonly forOwner: (owner: string) => Effect.Effect<AwarenessResolver.AwarenessApi, ToolError.ErrorBody>
     /** Every awareness service created so far (watched for time-driven briefing changes). */
-    readonly watched: Effect.Effect<ReadonlyArray<AwarenessApi>>
+    readonly watched: Effect.Effect<ReadonlyArray<AwarenessResolver.AwarenessApi>>
     /**
      * The audience of an owner's briefing notifications: an opaque id, made on first use and stable for the
      * process, so a notification tagged with it names no owner.
      */
     readonly audienceFor: (owner: string) => string
     /** The audience of an awareness service this backend made (its owner's), or `undefined` for a stranger. */
-    readonly audienceOf: (awareness: AwarenessApi) => string | undefined
+    readonly audienceOf: (awareness: AwarenessResolver.AwarenessApi) => string | undefined
     /** Fires when some owner's briefing may have changed. */
     readonly changes?: Stream.Stream<void> | undefined
     /** A short description of the store, for the start banner (e.g. "embedded PGlite at .heed/data"). */
@@ -114,12 +114,12 @@ const toolError = (owner: string, cause: unknown): ToolError.ErrorBody =>
   })
 
 const cachedPerOwner = (
-  build: (owner: string, scope: Scope.Scope) => Effect.Effect<AwarenessApi, unknown>,
+  build: (owner: string, scope: Scope.Scope) => Effect.Effect<AwarenessResolver.AwarenessApi, unknown>,
   scope: Scope.Scope
 ) =>
   Effect.gen(function* () {
-    const cache = new Map<string, AwarenessApi>()
-    const owners = new WeakMap<AwarenessApi, string>()
+    const cache = new Map<string, AwarenessResolver.AwarenessApi>()
+    const owners = new WeakMap<AwarenessResolver.AwarenessApi, string>()
     const audiences = new Map<string, string>()
     const audienceFor = (owner: string) => {
       let audience = audiences.get(owner)
@@ -130,7 +130,7 @@ const cachedPerOwner = (
       return audience
     }
     const lock = yield* Semaphore.make(1)
-    const forOwner = (owner: string): Effect.Effect<AwarenessApi, ToolError.ErrorBody> =>
+    const forOwner = (owner: string): Effect.Effect<AwarenessResolver.AwarenessApi, ToolError.ErrorBody> =>
       Effect.suspend(() => {
         const hit = cache.get(owner)
         if (hit !== undefined) return Effect.succeed(hit)
@@ -150,7 +150,7 @@ const cachedPerOwner = (
           })
         )
       })
-    const audienceOf = (awareness: AwarenessApi) => {
+    const audienceOf = (awareness: AwarenessResolver.AwarenessApi) => {
       const owner = owners.get(awareness)
       return owner === undefined ? undefined : audienceFor(owner)
     }
@@ -164,7 +164,7 @@ const cachedPerOwner = (
  * @category layers
  * @since 0.1.0
  */
-export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
+export const layer = (kind: StoreKind, options: Awareness.AwarenessOptions = {}) => {
   if (kind._tag === "memory") {
     return Layer.effect(
       Backend,
@@ -172,9 +172,10 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
         const scope = yield* Effect.scope
         const perOwner = yield* cachedPerOwner(
           (_owner, scope) =>
-            Layer.buildWithScope(Awareness.layerWith(options).pipe(Layer.provide(Store.layerMemory)), scope).pipe(
-              Effect.map((context) => Context.get(context, Awareness))
-            ),
+            Layer.buildWithScope(
+              Awareness.Awareness.layerWith(options).pipe(Layer.provide(Store.Store.layerMemory)),
+              scope
+            ).pipe(Effect.map((context) => Context.get(context, Awareness.Awareness))),
           scope
         )
         return Backend.of({ ...perOwner, description: "in-memory store (nothing is kept)" })
@@ -189,11 +190,11 @@ export const layer = (kind: StoreKind, options: AwarenessOptions = {}) => {
       const perOwner = yield* cachedPerOwner(
         (owner, scope) =>
           Layer.buildWithScope(
-            Awareness.layerWith(options).pipe(Layer.provide(PostgresStore.layerWith({ owner }))),
+            Awareness.Awareness.layerWith(options).pipe(Layer.provide(PostgresStore.layerWith({ owner }))),
             scope
           ).pipe(
             Effect.provideContext(database),
-            Effect.map((context) => Context.get(context, Awareness))
+            Effect.map((context) => Context.get(context, Awareness.Awareness))
           ),
         scope
       )

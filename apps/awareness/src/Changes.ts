@@ -7,7 +7,7 @@
  */
 
 import { AwarenessTools } from "@heed/collator"
-import type { AwarenessApi } from "@heed/mcp"
+import type { AwarenessResolver } from "@heed/mcp"
 import * as Tool from "effect/ai/Tool"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -38,7 +38,10 @@ const writeMethods = new Set(
     .map((name) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()))
 )
 
-const announcing = (api: AwarenessApi, announce: Effect.Effect<void>): AwarenessApi =>
+const announcing = (
+  api: AwarenessResolver.AwarenessApi,
+  announce: Effect.Effect<void>
+): AwarenessResolver.AwarenessApi =>
   new Proxy(api, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
@@ -60,8 +63,8 @@ export const layer: Layer.Layer<Changes | Backend, never, Backend> = Layer.effec
   Effect.gen(function* () {
     const backend = yield* Backend
     const hub = yield* PubSub.unbounded<string>()
-    const wrapped = new Map<AwarenessApi, AwarenessApi>()
-    const inner = new WeakMap<AwarenessApi, AwarenessApi>()
+    const wrapped = new Map<AwarenessResolver.AwarenessApi, AwarenessResolver.AwarenessApi>()
+    const inner = new WeakMap<AwarenessResolver.AwarenessApi, AwarenessResolver.AwarenessApi>()
     const forOwner = (owner: string) =>
       Effect.map(backend.forOwner(owner), (api) => {
         let out = wrapped.get(api)
@@ -72,7 +75,7 @@ export const layer: Layer.Layer<Changes | Backend, never, Backend> = Layer.effec
         }
         return out
       })
-    const audienceOf = (api: AwarenessApi) => backend.audienceOf(inner.get(api) ?? api)
+    const audienceOf = (api: AwarenessResolver.AwarenessApi) => backend.audienceOf(inner.get(api) ?? api)
     // The same objects that requests get, so a watcher (the briefing notifier) sees one service per owner.
     const watched = Effect.map(backend.watched, (all) => all.map((api) => wrapped.get(api) ?? api))
     return Context.make(Backend, Backend.of({ ...backend, forOwner, watched, audienceOf })).pipe(

@@ -17,7 +17,7 @@ import { gzipSync } from "node:zlib"
 import { type Briefing, BriefingView } from "@heed/collator"
 import { Discovery } from "@heed/http"
 import type { ToolFailure } from "@heed/http/RestApi"
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import { Digest, Node, Pipeline, Render } from "@heed/state-tree"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -233,7 +233,7 @@ export const pageLayer = (options: { readonly assetsDir?: string | undefined } =
  */
 export interface BriefingReply {
   readonly owner: string
-  readonly briefing: Briefing
+  readonly briefing: Briefing.Briefing
   readonly summary: string
   readonly lines: ReadonlyArray<string>
   readonly tokens: number
@@ -316,8 +316,8 @@ const briefingAt = (lines: ReadonlyArray<string>, unit: "tokens" | "nodes", budg
   }
   let kept = lines.length
   if (unit === "nodes") kept = Math.min(kept, budget)
-  else while (kept > 0 && countO200k(textOf(kept)) > budget) kept--
-  return { lines: lines.slice(0, kept), cut: lines.length - kept, tokens: countO200k(textOf(kept)) }
+  else while (kept > 0 && TokenCounter.countO200k(textOf(kept)) > budget) kept--
+  return { lines: lines.slice(0, kept), cut: lines.length - kept, tokens: TokenCounter.countO200k(textOf(kept)) }
 }
 
 /**
@@ -341,12 +341,12 @@ export const viewOf = (
   return {
     unit,
     budget,
-    total: { nodes: Node.count(tree), tokens: countO200k(Render.text(tree)) },
-    floor: { nodes: Node.count(smallest), tokens: countO200k(Render.text(smallest)) },
-    view: { nodes: Node.count(view), tokens: countO200k(Render.text(view)), rows: rowsOf(view, tree) },
+    total: { nodes: Node.count(tree), tokens: TokenCounter.countO200k(Render.text(tree)) },
+    floor: { nodes: Node.count(smallest), tokens: TokenCounter.countO200k(Render.text(smallest)) },
+    view: { nodes: Node.count(view), tokens: TokenCounter.countO200k(Render.text(view)), rows: rowsOf(view, tree) },
     digest: {
       nodes: Node.count(digest),
-      tokens: countO200k(Render.text(digest)),
+      tokens: TokenCounter.countO200k(Render.text(digest)),
       summary: digest.meta?.summary ?? "",
       rows: rowsOf(digest, undefined),
       cut: Math.max(0, Node.childrenOf(fullDigest).length - digestEntries)
@@ -371,7 +371,7 @@ const failed = (failure: ToolFailure) => problem(503, failure.code, failure.mess
 /** The briefing and its lines, peeked (a dashboard read never delivers a due reminder). */
 const briefingOf = (owner: string) =>
   Effect.map(peekBriefingAs(owner), (value) => {
-    const briefing = value as Briefing
+    const briefing = value as Briefing.Briefing
     const [summary = "", ...lines] = BriefingView.text(briefing).split("\n")
     return { briefing, summary, lines }
   })
@@ -413,8 +413,8 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
             briefing,
             summary,
             lines,
-            tokens: countO200k(JSON.stringify(BriefingView.json(briefing))),
-            text_tokens: countO200k(BriefingView.text(briefing))
+            tokens: TokenCounter.countO200k(JSON.stringify(BriefingView.json(briefing))),
+            text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
           }
           return json(reply)
         })

@@ -59,7 +59,7 @@ const requestOwner = (settings: Settings) =>
 const toolsLayer = (settings: Settings) =>
   Layer.effect(
     RestApi.Tools,
-    Effect.map(Effect.context<AwarenessResolver>(), (context) =>
+    Effect.map(Effect.context<AwarenessResolver.AwarenessResolver>(), (context) =>
       RestApi.Tools.of({
         owner: requestOwner(settings),
         call: (name, params) => Effect.provideContext(callTool(name, params), context),

@@ -50,12 +50,15 @@ export const ownerOf = (settings: Settings, authorization: string | undefined, n
  * @category layers
  * @since 0.1.0
  */
-export const resolverLayer = (settings: Settings, audiences = false): Layer.Layer<AwarenessResolver, never, Backend> =>
+export const resolverLayer = (
+  settings: Settings,
+  audiences = false
+): Layer.Layer<AwarenessResolver.AwarenessResolver, never, Backend> =>
   Layer.effect(
-    AwarenessResolver,
+    AwarenessResolver.AwarenessResolver,
     Effect.gen(function* () {
       const backend = yield* Backend
-      return AwarenessResolver.of({
+      return AwarenessResolver.AwarenessResolver.of({
         changes: backend.changes,
         watched: backend.watched,
         audienceOf: audiences ? backend.audienceOf : undefined,

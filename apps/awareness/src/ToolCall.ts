@@ -38,7 +38,10 @@ export const toFailure = (body: ToolError.ErrorBody): ToolFailure => {
  * @category constructors
  * @since 0.1.0
  */
-export const callTool = (name: string, params: unknown): Effect.Effect<unknown, ToolFailure, AwarenessResolver> =>
+export const callTool = (
+  name: string,
+  params: unknown
+): Effect.Effect<unknown, ToolFailure, AwarenessResolver.AwarenessResolver> =>
   Effect.flatMap(Tools.call(name, params), (outcome) =>
     Result.isSuccess(outcome) ? Effect.succeed(outcome.success) : Effect.fail(toFailure(outcome.failure))
   )
@@ -57,8 +60,8 @@ export const callToolAs = (
   Effect.flatMap(Backend, (backend) =>
     callTool(name, params).pipe(
       Effect.provideService(
-        AwarenessResolver,
-        AwarenessResolver.of({ current: backend.forOwner(owner), watched: backend.watched })
+        AwarenessResolver.AwarenessResolver,
+        AwarenessResolver.AwarenessResolver.of({ current: backend.forOwner(owner), watched: backend.watched })
       )
     )
   )

@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/*.ts"],
+  entry: ["src/*.ts", "src/testing/*.ts"],
   format: ["esm"],
   dts: true,
   sourcemap: true,

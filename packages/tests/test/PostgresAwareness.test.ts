@@ -5,14 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Awareness, AwarenessTools, Store } from "@heed/collator"
-import { layerConfig, layerEmbedded, PostgresStore } from "@heed/postgres"
+import { PostgresStore } from "@heed/postgres"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import type * as Context from "effect/Context"
 import { TestClock } from "effect/testing"
 import { serverUnavailable, serverUrl } from "../../adapters/postgres/test/utils/server.ts"
 import { backends, type Db, freshOwner } from "../../adapters/postgres/test/utils/shared.ts"
 
-const storeOn = (db: Context.Context<Db>, owner: string): Layer.Layer<Store> =>
+const storeOn = (db: Context.Context<Db>, owner: string): Layer.Layer<Store.Store> =>
   PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)), Layer.orDie)
 
 const alert = {
@@ -25,7 +25,7 @@ const alert = {
 } as const
 
 const reportAndBrief = Effect.gen(function* () {
-  const awareness = yield* Awareness
+  const awareness = yield* Awareness.Awareness
   yield* awareness.reportAlert(alert)
   return yield* awareness.getBriefing()
 })
@@ -40,12 +40,16 @@ describe("Awareness on @heed/postgres's layers", () => {
           [briefing.attention_needed, briefing.active_alerts, briefing.sources.nas?.status],
           [true, 1, "warning"]
         )
-        const alerts = yield* (yield* Store).query({ types: ["alert"] })
+        const alerts = yield* (yield* Store.Store).query({ types: ["alert"] })
         assert.deepStrictEqual(
           alerts.map((entry) => entry.source),
           ["nas"]
         )
-      }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(layerEmbedded({ dataDir: "memory://" }))))),
+      }).pipe(
+        Effect.provide(
+          Awareness.Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerEmbedded({ dataDir: "memory://" })))
+        )
+      ),
     60_000
   )
 
@@ -58,9 +62,9 @@ describe("Awareness on @heed/postgres's layers", () => {
         })
         const [briefing, alerts] = yield* Effect.gen(function* () {
           const briefing = yield* reportAndBrief
-          return [briefing, yield* (yield* Store).query({ types: ["alert"] })] as const
+          return [briefing, yield* (yield* Store.Store).query({ types: ["alert"] })] as const
         }).pipe(
-          Effect.provide(Awareness.layer.pipe(Layer.provideMerge(layerConfig()))),
+          Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerConfig()))),
           Effect.provideService(ConfigProvider.ConfigProvider, provider)
         )
         assert.deepStrictEqual([briefing.active_alerts, briefing.sources.nas?.status], [1, "warning"])
@@ -76,14 +80,14 @@ for (const backend of await backends("awareness")) {
       "two Awareness replicas on two connections: a due reminder is marked new in exactly one of 50 concurrent reads and shown in all",
       () => {
         const owner = freshOwner()
-        const awarenessOn = (db: typeof backend.db) => Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
+        const awarenessOn = (db: typeof backend.db) => Awareness.Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
         return Effect.gen(function* () {
           const first = yield* Effect.provide(
-            Effect.map(Awareness, (a) => a),
+            Effect.map(Awareness.Awareness, (a) => a),
             awarenessOn(backend.db)
           )
           const second = yield* Effect.provide(
-            Effect.map(Awareness, (a) => a),
+            Effect.map(Awareness.Awareness, (a) => a),
             awarenessOn(backend.other)
           )
           yield* first.reportStatus({ source: "nas", tags: [], metrics: { up: 1 } })
@@ -122,8 +126,8 @@ for (const backend of await backends("awareness")) {
         const owner = freshOwner()
         return Effect.gen(function* () {
           const awareness = yield* Effect.provide(
-            Effect.map(Awareness, (a) => a),
-            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+            Effect.map(Awareness.Awareness, (a) => a),
+            Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
           )
           yield* TestClock.setTime(Date.parse("2026-03-20T12:00:10Z"))
           const { id } = yield* awareness.remind({
@@ -171,7 +175,7 @@ for (const backend of await backends("awareness")) {
           }
           const stats = yield* AwarenessTools.call("get_stats", {})
           assert.strictEqual((stats as { total: number }).total, 0)
-        }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))))
+        }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))))
       },
       60_000
     )
@@ -182,11 +186,11 @@ for (const backend of await backends("awareness")) {
         const owner = freshOwner()
         return Effect.gen(function* () {
           const awareness = yield* Effect.provide(
-            Effect.map(Awareness, (a) => a),
-            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+            Effect.map(Awareness.Awareness, (a) => a),
+            Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
           )
           const store = yield* Effect.provide(
-            Effect.map(Store, (store) => store),
+            Effect.map(Store.Store, (store) => store),
             storeOn(backend.db, owner)
           )
           const { id } = yield* awareness.addContext({
@@ -228,8 +232,8 @@ for (const backend of await backends("awareness")) {
         Effect.gen(function* () {
           const awarenessFor = (owner: string) =>
             Effect.provide(
-              Effect.map(Awareness, (a) => a),
-              Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+              Effect.map(Awareness.Awareness, (a) => a),
+              Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
             )
           const alice = yield* awarenessFor(freshOwner("alice"))
           const bob = yield* awarenessFor(freshOwner("bob"))

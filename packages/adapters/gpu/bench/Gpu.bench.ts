@@ -13,22 +13,22 @@
 //
 // Session and scoring calls are asynchronous, so this file times them itself and reports through `record`.
 import { availableParallelism, loadavg } from "node:os"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 
 const mb = (bytes: number) => Number((bytes / 2 ** 20).toFixed(1))
 const rssBefore = process.memoryUsage().rss
 const importStarted = performance.now()
-const { Allocator, analyticScore, Gister, LodTree, SeededRandom, WorkingContext } = await import("@heed/allocator")
+const { Allocator, Gister, LensScorer, LodTree, SeededRandom, WorkingContext } = await import("@heed/allocator")
 const { AttentionLens, Graphs, OnnxLensScorer } = await import("../src/index.ts")
 const { Effect, Exit, Scope } = await import("effect")
 const importMs = performance.now() - importStarted
 const rssAfterImport = process.memoryUsage().rss
 
-type Embeddings = import("@heed/allocator").Embeddings
+type Embeddings = import("@heed/allocator").LensScorer.Embeddings
 type WC = import("@heed/allocator").WorkingContext.WorkingContext
-type Tree = import("@heed/allocator").LodTree
-type Shape = import("../src/index.ts").OnnxLensScorerShape
-type Provider = import("../src/index.ts").Provider
+type Tree = import("@heed/allocator").LodTree.LodTree
+type Shape = import("../src/index.ts").OnnxLensScorer.OnnxLensScorerShape
+type Provider = import("../src/index.ts").ExecutionProvider.Provider
 
 const gpu =
   process.env.HEED_EP_REQUIRE === "cuda" || process.env.HEED_EP_REQUIRE === "webgpu"
@@ -106,8 +106,8 @@ const tokens = (count: number, dim: number): Float32Array => {
 }
 
 const scope = Effect.runSync(Scope.make())
-const open = (options: Parameters<typeof OnnxLensScorer.make>[0]): Promise<Shape> =>
-  Effect.runPromise(Scope.provide(OnnxLensScorer.make(options), scope))
+const open = (options: Parameters<typeof OnnxLensScorer.OnnxLensScorer.make>[0]): Promise<Shape> =>
+  Effect.runPromise(Scope.provide(OnnxLensScorer.OnnxLensScorer.make(options), scope))
 
 type ScoreFn = (
   entries: Embeddings,
@@ -191,13 +191,13 @@ for (const n of [2048, 8192]) {
   for (const dim of [64, 768]) {
     const wc = context(n)
     const tree = await Effect.runPromise(
-      LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, tokens(wc.totalTokens, dim)).pipe(
-        Effect.provide(Gister.layerMeanPool)
+      LodTree.LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, tokens(wc.totalTokens, dim)).pipe(
+        Effect.provide(Gister.Gister.layerMeanPool)
       )
     )
     const weights = AttentionLens.weights({ dim })
     const backends: Array<[string, ScoreFn]> = [
-      ["TS analytic", (e, l, p, t) => analyticScore(e, l, p, t, { maxLevel: 2 })],
+      ["TS analytic", (e, l, p, t) => LensScorer.analyticScore(e, l, p, t, { maxLevel: 2 })],
       ["TS attention head", (e, l, p, t) => AttentionLens.score(weights, e, l, p, t)]
     ]
     for (const provider of providers) {
@@ -240,7 +240,7 @@ for (const n of [2048, 8192]) {
     }
   }
 }
-record(
+Bench.record(
   "refocus step (gather + score + greedy), warm sessions; score_ms / score_cpu_ms = the score call alone (wall / process CPU)",
   stepRows
 )
@@ -265,7 +265,7 @@ const batchRow = async (name: string, fn: () => unknown, minSamples = 3) => {
   batchRows.push({ name, figures: { ...timing, per_variant_ms: round(timing.mean_ms / 8) } })
 }
 await batchRow("TS analytic, 8 calls", () =>
-  variants.map((v) => analyticScore(v.entries, v.levels, v.positions, v.tail, { maxLevel: 2 }))
+  variants.map((v) => LensScorer.analyticScore(v.entries, v.levels, v.positions, v.tail, { maxLevel: 2 }))
 )
 await batchRow(
   "TS attention head, 8 calls",
@@ -289,7 +289,7 @@ for (const provider of providers) {
     })
   }
 }
-record(`batched scoring: 8 variants of up to 2,048 entries, d=${batchDim}, one 128-token tail`, batchRows)
+Bench.record(`batched scoring: 8 variants of up to 2,048 entries, d=${batchDim}, one 128-token tail`, batchRows)
 
 for (const [name, build] of [
   ["build analytic graph", () => Graphs.analyticLens({ maxLevel: 2 })],
@@ -306,7 +306,10 @@ for (const provider of providers) {
     const timing = await time(async () => {
       const local = Effect.runSync(Scope.make())
       await Effect.runPromise(
-        Scope.provide(OnnxLensScorer.make({ executionProvider: provider, fallback: false, graph }), local)
+        Scope.provide(
+          OnnxLensScorer.OnnxLensScorer.make({ executionProvider: provider, fallback: false, graph }),
+          local
+        )
       )
       await Effect.runPromise(Scope.close(local, Exit.void))
     }, 5)
@@ -330,7 +333,10 @@ for (const provider of providers) {
       const local = Effect.runSync(Scope.make())
       const threads = provider === "cpu" ? 1 : undefined
       const scorer = await Effect.runPromise(
-        Scope.provide(OnnxLensScorer.make({ executionProvider: provider, fallback: false, threads, graph }), local)
+        Scope.provide(
+          OnnxLensScorer.OnnxLensScorer.make({ executionProvider: provider, fallback: false, threads, graph }),
+          local
+        )
       )
       for (const which of ["cold", "warm"] as const) {
         const [started, cpuStarted] = [performance.now(), cpuNow()]
@@ -348,10 +354,10 @@ for (const provider of providers) {
     }
   }
 }
-record("session start-up and first score", startup)
+Bench.record("session start-up and first score", startup)
 
 const usage = process.memoryUsage()
-record("memory (whole process)", [
+Bench.record("memory (whole process)", [
   { name: "before importing onnxruntime", figures: { rss_mb: mb(rssBefore) } },
   { name: "after importing @heed/gpu", figures: { rss_mb: mb(rssAfterImport), import_ms: round(importMs) } },
   {

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { type Embeddings, SeededRandom } from "@heed/allocator"
+import { type LensScorer, SeededRandom } from "@heed/allocator"
 
 /**
  * Sizes and seed of the head: embedding width `dim`, projection width `lensDim` (default 128), the highest
@@ -106,15 +106,15 @@ const project = (data: Float32Array, rows: number, dim: number, w: Float32Array,
  * (2r − 1)·w_r)` with recency `r = position / lastPosition`, then `u = tanh(h·w_out + b)`, legality-masked
  * (LOD0 cannot expand, the top level cannot collapse). Slow by design: it is the test oracle.
  *
- * @category scorers
+ * @category combinators
  * @since 0.1.0
  */
 export const score = (
   w: AttentionLensWeights,
-  entries: Embeddings,
+  entries: LensScorer.Embeddings,
   levels: ArrayLike<number>,
   positions: ArrayLike<number>,
-  tail: Embeddings
+  tail: LensScorer.Embeddings
 ): Float32Array => {
   const { dim, lensDim: width, maxLevel } = w
   const n = entries.rows

@@ -39,7 +39,7 @@ export type Provider = Exclude<ExecutionProvider, "auto">
 /**
  * A provider that could not start a session. `message` is onnxruntime's error, plus a hint where one helps.
  *
- * @category events
+ * @category models
  * @since 0.1.0
  */
 export class ProviderFailed extends Schema.TaggedClass<ProviderFailed>()("ProviderFailed", {
@@ -50,7 +50,7 @@ export class ProviderFailed extends Schema.TaggedClass<ProviderFailed>()("Provid
 /**
  * The provider a session runs on, with what was asked for (`requested`).
  *
- * @category events
+ * @category models
  * @since 0.1.0
  */
 export class ProviderSelected extends Schema.TaggedClass<ProviderSelected>()("ProviderSelected", {
@@ -62,7 +62,7 @@ export class ProviderSelected extends Schema.TaggedClass<ProviderSelected>()("Pr
  * What opening a session reports, in order: one {@link ProviderFailed} per failed attempt, then one
  * {@link ProviderSelected}.
  *
- * @category events
+ * @category models
  * @since 0.1.0
  */
 export type ProviderEvent = ProviderFailed | ProviderSelected

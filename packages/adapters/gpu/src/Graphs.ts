@@ -12,7 +12,7 @@
  */
 
 import { readFile, stat } from "node:fs/promises"
-import type { AnalyticOptions } from "@heed/allocator"
+import type { LensScorer } from "@heed/allocator"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { InferenceSession } from "onnxruntime-node"
@@ -130,7 +130,7 @@ const finite = (name: string, value: number | undefined, fallback: number): numb
  * @since 0.1.0
  */
 export const analyticLens = (
-  options: AnalyticOptions & {
+  options: LensScorer.AnalyticOptions & {
     readonly dim?: number | undefined
     readonly precision?: "float32" | "float64" | undefined
   } = { maxLevel: 2 }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type GistBlocks, Gister, GisterError, type GisterShape } from "@heed/allocator"
+import { Gister } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -22,15 +22,15 @@ import type { OnnxOptions } from "./OnnxOptions.ts"
  * @category models
  * @since 0.1.0
  */
-export interface OnnxGisterShape extends GisterShape {
+export interface OnnxGisterShape extends Gister.GisterShape {
   readonly provider: Provider
   readonly events: ReadonlyArray<ProviderEvent>
   readonly graph: Graph
 }
 
-const fail = (message: string) => Effect.fail(new GisterError({ message: `cannot gist: ${message}` }))
+const fail = (message: string) => Effect.fail(new Gister.GisterError({ message: `cannot gist: ${message}` }))
 
-const shapeProblem = (blocks: GistBlocks, width: number | undefined): string | undefined => {
+const shapeProblem = (blocks: Gister.GistBlocks, width: number | undefined): string | undefined => {
   const { count, blockSize, dim, data } = blocks
   if (![count, blockSize, dim].every((n) => Number.isInteger(n) && n >= 0)) {
     return `count, blockSize and dim must be integers >= 0, got ${count}, ${blockSize}, ${dim}`
@@ -44,7 +44,7 @@ const shapeProblem = (blocks: GistBlocks, width: number | undefined): string | u
 }
 
 const gistWith = (session: Session, graph: Graph) =>
-  Effect.fnUntraced(function* (blocks: GistBlocks) {
+  Effect.fnUntraced(function* (blocks: Gister.GistBlocks) {
     const problem = shapeProblem(blocks, graph.dim)
     if (problem !== undefined) return yield* fail(problem)
     const { count, blockSize, dim, data } = blocks
@@ -53,7 +53,7 @@ const gistWith = (session: Session, graph: Graph) =>
       .run({ blocks: float32(data, [count, blockSize, dim]) })
       .pipe(
         Effect.mapError(
-          (message) => new GisterError({ message: `cannot gist: onnxruntime (${session.provider}): ${message}` })
+          (message) => new Gister.GisterError({ message: `cannot gist: onnxruntime (${session.provider}): ${message}` })
         )
       )
     const gists = output.gists?.data
@@ -97,9 +97,9 @@ const make = (options: OnnxOptions = {}): Effect.Effect<OnnxGisterShape, OnnxSes
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
- *   const gister = yield* Gister
+ *   const gister = yield* Gister.Gister
  *   return yield* gister.gist({ count: 2, blockSize: 2, dim: 1, data: Float32Array.of(1, 3, 5, 7) })
- * }).pipe(Effect.provide(OnnxGister.layer({ executionProvider: "cpu" })))
+ * }).pipe(Effect.provide(OnnxGister.OnnxGister.layer({ executionProvider: "cpu" })))
  * // Float32Array [2, 6]
  * ```
  *
@@ -112,5 +112,6 @@ export class OnnxGister extends Context.Service<OnnxGister, OnnxGisterShape>()("
   /** A layer providing both `OnnxGister` and the allocator's `Gister`. */
   static readonly layer = (
     options: OnnxOptions = {}
-  ): Layer.Layer<OnnxGister | Gister, OnnxSessionError | GraphError> => layerAsPort(OnnxGister, Gister, make(options))
+  ): Layer.Layer<OnnxGister | Gister.Gister, OnnxSessionError | GraphError> =>
+    layerAsPort(OnnxGister, Gister.Gister, make(options))
 }

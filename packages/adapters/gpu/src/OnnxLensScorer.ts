@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Embeddings, LensScorer, LensScorerError, type LensScorerShape } from "@heed/allocator"
+import { LensScorer } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -25,10 +25,10 @@ import type { OnnxOptions } from "./OnnxOptions.ts"
  * @since 0.1.0
  */
 export interface LensInput {
-  readonly entries: Embeddings
+  readonly entries: LensScorer.Embeddings
   readonly levels: ArrayLike<number>
   readonly positions: ArrayLike<number>
-  readonly tail: Embeddings
+  readonly tail: LensScorer.Embeddings
 }
 
 /**
@@ -39,16 +39,16 @@ export interface LensInput {
  * @category models
  * @since 0.1.0
  */
-export interface OnnxLensScorerShape extends LensScorerShape {
+export interface OnnxLensScorerShape extends LensScorer.LensScorerShape {
   readonly provider: Provider
   readonly events: ReadonlyArray<ProviderEvent>
   readonly graph: Graph
   readonly scoreBatch: (
     variants: ReadonlyArray<LensInput>
-  ) => Effect.Effect<ReadonlyArray<Float32Array>, LensScorerError>
+  ) => Effect.Effect<ReadonlyArray<Float32Array>, LensScorer.LensScorerError>
 }
 
-const fail = (message: string) => Effect.fail(new LensScorerError({ message: `cannot score: ${message}` }))
+const fail = (message: string) => Effect.fail(new LensScorer.LensScorerError({ message: `cannot score: ${message}` }))
 
 /** What is wrong with one variant's shapes, or `undefined`. */
 const shapeProblem = (v: LensInput, dim: number | undefined): string | undefined => {
@@ -169,7 +169,8 @@ const make = (
         Effect.suspend(() => session.run(pack(variants, variants[0]!.entries.dim, rows, variants[0]!.tail.rows)))
       ).pipe(
         Effect.mapError(
-          (message) => new LensScorerError({ message: `cannot score: onnxruntime (${session.provider}): ${message}` })
+          (message) =>
+            new LensScorer.LensScorerError({ message: `cannot score: onnxruntime (${session.provider}): ${message}` })
         )
       )
     const scoreBatch = Effect.fnUntraced(function* (variants: ReadonlyArray<LensInput>) {
@@ -217,11 +218,11 @@ const make = (
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {
- *   const scorer = yield* LensScorer
+ *   const scorer = yield* LensScorer.LensScorer
  *   const entries = { rows: 2, dim: 2, data: Float32Array.of(1, 0, 0, 1) }
  *   const tail = { rows: 1, dim: 2, data: Float32Array.of(1, 0) }
  *   return yield* scorer.score(entries, [1, 1], [0, 32], tail)
- * }).pipe(Effect.provide(OnnxLensScorer.layer({ graph: Graphs.analyticLens({ maxLevel: 2 }) })))
+ * }).pipe(Effect.provide(OnnxLensScorer.OnnxLensScorer.layer({ graph: Graphs.analyticLens({ maxLevel: 2 }) })))
  * ```
  *
  * @category services
@@ -233,6 +234,6 @@ export class OnnxLensScorer extends Context.Service<OnnxLensScorer, OnnxLensScor
   /** A layer providing both `OnnxLensScorer` and the allocator's `LensScorer`. */
   static readonly layer = (
     options: OnnxOptions = {}
-  ): Layer.Layer<OnnxLensScorer | LensScorer, OnnxSessionError | GraphError> =>
-    layerAsPort(OnnxLensScorer, LensScorer, make(options))
+  ): Layer.Layer<OnnxLensScorer | LensScorer.LensScorer, OnnxSessionError | GraphError> =>
+    layerAsPort(OnnxLensScorer, LensScorer.LensScorer, make(options))
 }

@@ -16,7 +16,7 @@ export * as AttentionLens from "./AttentionLens.ts"
  *
  * @since 0.1.0
  */
-export * from "./ExecutionProvider.ts"
+export * as ExecutionProvider from "./ExecutionProvider.ts"
 
 /**
  * ONNX graphs built in code (analytic LensNet, attention head, mean-pool GistNet) or loaded from a file.
@@ -30,18 +30,18 @@ export * as Graphs from "./Graphs.ts"
  *
  * @since 0.1.0
  */
-export * from "./OnnxGister.ts"
+export * as OnnxGister from "./OnnxGister.ts"
 
 /**
  * The `LensScorer` port on onnxruntime-node, with batched scoring.
  *
  * @since 0.1.0
  */
-export * from "./OnnxLensScorer.ts"
+export * as OnnxLensScorer from "./OnnxLensScorer.ts"
 
 /**
  * The options the ONNX layers share.
  *
  * @since 0.1.0
  */
-export * from "./OnnxOptions.ts"
+export * as OnnxOptions from "./OnnxOptions.ts"

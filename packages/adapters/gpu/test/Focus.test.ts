@@ -1,26 +1,26 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type FocusEvent, Gister, LensScorer } from "@heed/allocator"
+import { type Focus, Gister, LensScorer } from "@heed/allocator"
 import { Effect, Layer } from "effect"
 import { Graphs, OnnxGister, OnnxLensScorer } from "../src/index.ts"
 import { providers } from "./providers.ts"
 import { budget, syntheticRun, tokens } from "./synthetic.ts"
 
-const reference = Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool)
+const reference = Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool)
 
 /** Every field of an event except the statistics of the scores, which float32 reductions move in the 7th digit. */
-const decisions = ({ score_mean, score_std, score_min, score_max, ...rest }: FocusEvent) => rest
-const scoreStats = (e: FocusEvent) => [e.score_mean, e.score_std, e.score_min, e.score_max]
+const decisions = ({ score_mean, score_std, score_min, score_max, ...rest }: Focus.FocusEvent) => rest
+const scoreStats = (e: Focus.FocusEvent) => [e.score_mean, e.score_std, e.score_min, e.score_max]
 
 describe.each(providers)("Focus on OnnxLensScorer + OnnxGister (%s)", (provider) => {
   const ports = (precision: "float32" | "float64") =>
     Layer.merge(
-      OnnxLensScorer.layer({
+      OnnxLensScorer.OnnxLensScorer.layer({
         executionProvider: provider,
         fallback: false,
         threads: 1,
         graph: Graphs.analyticLens({ maxLevel: 2, precision })
       }),
-      OnnxGister.layer({ executionProvider: provider, fallback: false, threads: 1 })
+      OnnxGister.OnnxGister.layer({ executionProvider: provider, fallback: false, threads: 1 })
     )
 
   it.effect(

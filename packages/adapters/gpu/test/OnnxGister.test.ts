@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Gister, meanPool } from "@heed/allocator"
+import { Gister } from "@heed/allocator"
 import { Effect } from "effect"
 import { Graphs, OnnxGister } from "../src/index.ts"
 import { matrix } from "./providers.ts"
@@ -7,20 +7,20 @@ import { matrix } from "./providers.ts"
 describe("OnnxGister", () => {
   it.effect("gists blocks to their means, as the allocator's reference, through the Gister port", () =>
     Effect.gen(function* () {
-      const gister = yield* Gister
+      const gister = yield* Gister.Gister
       const blocks = { count: 3, blockSize: 4, dim: 5, data: matrix(12, 5, 1).data }
-      assert.deepStrictEqual(yield* gister.gist(blocks), meanPool(blocks))
+      assert.deepStrictEqual(yield* gister.gist(blocks), Gister.meanPool(blocks))
       assert.deepStrictEqual(
         yield* gister.gist({ count: 2, blockSize: 2, dim: 1, data: Float32Array.of(1, 3, 5, 7) }),
         Float32Array.of(2, 6)
       )
-      assert.strictEqual((yield* OnnxGister).provider, "cpu")
-    }).pipe(Effect.provide(OnnxGister.layer({ executionProvider: "cpu", threads: 1 })))
+      assert.strictEqual((yield* OnnxGister.OnnxGister).provider, "cpu")
+    }).pipe(Effect.provide(OnnxGister.OnnxGister.layer({ executionProvider: "cpu", threads: 1 })))
   )
 
   it.effect("a block with NaN or ±Infinity is a typed error naming the block; the session stays usable", () =>
     Effect.gen(function* () {
-      const gister = yield* OnnxGister.make({ executionProvider: "cpu", threads: 1 })
+      const gister = yield* OnnxGister.OnnxGister.make({ executionProvider: "cpu", threads: 1 })
       const blocks = { count: 6, blockSize: 4, dim: 8, data: matrix(24, 8, 2).data }
       for (const value of [Number.NaN, Number.POSITIVE_INFINITY]) {
         const data = blocks.data.slice()
@@ -29,13 +29,16 @@ describe("OnnxGister", () => {
         assert.strictEqual(error._tag, "GisterError")
         assert.include(error.message, "block 4 holds a non-finite value")
       }
-      assert.deepStrictEqual(yield* gister.gist(blocks), meanPool(blocks))
+      assert.deepStrictEqual(yield* gister.gist(blocks), Gister.meanPool(blocks))
     }).pipe(Effect.scoped)
   )
 
   it.effect("malformed batches fail before running, naming the problem; an empty batch needs no run", () =>
     Effect.gen(function* () {
-      const gister = yield* OnnxGister.make({ executionProvider: "cpu", graph: Graphs.meanPoolGist({ dim: 8 }) })
+      const gister = yield* OnnxGister.OnnxGister.make({
+        executionProvider: "cpu",
+        graph: Graphs.meanPoolGist({ dim: 8 })
+      })
       const cases = [
         [
           { count: 2, blockSize: 4, dim: 8, data: new Float32Array(63) },

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { analyticScore, type Embeddings, meanPool } from "@heed/allocator"
+import { Gister, LensScorer } from "@heed/allocator"
 import { Effect } from "effect"
 import { AttentionLens, Graphs, OnnxGister, OnnxLensScorer } from "../src/index.ts"
 import { matrix, maxAbsDiff, prng, providers } from "./providers.ts"
@@ -18,7 +18,7 @@ const lensInput = (n: number, k: number, dim: number, seed: number) => {
   const tail = matrix(k, dim, seed + 1)
   const mean = new Float32Array(dim)
   for (let t = 0; t < k; t++) for (let j = 0; j < dim; j++) mean[j]! += tail.data[t * dim + j]! / k
-  const entries: Embeddings = matrix(n, dim, seed + 2)
+  const entries: LensScorer.Embeddings = matrix(n, dim, seed + 2)
   for (let i = 0; i < n; i++) {
     const lean = next() * 4
     for (let j = 0; j < dim; j++) entries.data[i * dim + j]! += lean * mean[j]! * Math.sqrt(dim)
@@ -40,7 +40,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
     `analytic LensNet (%s) equals analyticScore within ${tolerance} for N in {${Ns}}, K in {${Ks}}, d in {${dims}}`,
     (precision) =>
       Effect.gen(function* () {
-        const scorer = yield* OnnxLensScorer.make({
+        const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({
           ...session,
           graph: Graphs.analyticLens({ maxLevel: 2, precision })
         })
@@ -50,7 +50,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
             for (const k of Ks) {
               const { entries, levels, positions, tail } = lensInput(n, k, dim, n * 7 + k + dim)
               const got = yield* scorer.score(entries, levels, positions, tail)
-              const want = analyticScore(entries, levels, positions, tail, { maxLevel: 2 })
+              const want = LensScorer.analyticScore(entries, levels, positions, tail, { maxLevel: 2 })
               assert.isAtMost(maxAbsDiff(got, want), tolerance, `N=${n} K=${k} d=${dim}`)
             }
           }
@@ -65,7 +65,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
       () =>
         Effect.gen(function* () {
           const weights = AttentionLens.weights({ dim, seed: dim })
-          const scorer = yield* OnnxLensScorer.make({ ...session, graph: Graphs.attentionLens(weights) })
+          const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ ...session, graph: Graphs.attentionLens(weights) })
           for (const n of Ns) {
             for (const k of Ks) {
               const { entries, levels, positions, tail } = lensInput(n, k, dim, n * 5 + k + dim)
@@ -85,14 +85,14 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
     `mean-pool GistNet equals meanPool within ${tolerance} over N vectors in blocks of K, for every d`,
     () =>
       Effect.gen(function* () {
-        const gister = yield* OnnxGister.make({ ...session, graph: Graphs.meanPoolGist() })
+        const gister = yield* OnnxGister.OnnxGister.make({ ...session, graph: Graphs.meanPoolGist() })
         for (const dim of dims) {
           for (const n of Ns) {
             for (const k of Ks) {
               const count = Math.ceil(n / k)
               const blocks = { count, blockSize: k, dim, data: matrix(count * k, dim, n + k + dim).data }
               const got = yield* gister.gist(blocks)
-              assert.isAtMost(maxAbsDiff(got, meanPool(blocks)), tolerance, `N=${n} K=${k} d=${dim}`)
+              assert.isAtMost(maxAbsDiff(got, Gister.meanPool(blocks)), tolerance, `N=${n} K=${k} d=${dim}`)
             }
           }
         }

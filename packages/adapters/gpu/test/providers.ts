@@ -7,7 +7,7 @@ import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { SeededRandom } from "@heed/allocator"
-import type { Provider } from "../src/index.ts"
+import type { ExecutionProvider } from "../src/index.ts"
 
 const raw = process.env.HEED_EP_REQUIRE?.trim().toLowerCase() || undefined
 if (raw !== undefined && raw !== "cuda" && raw !== "webgpu") {
@@ -18,7 +18,8 @@ if (raw !== undefined && raw !== "cuda" && raw !== "webgpu") {
 export const requiredGpu: "cuda" | "webgpu" | undefined = raw
 
 /** Every provider the provider-parametrised suites run on. */
-export const providers: ReadonlyArray<Provider> = requiredGpu === undefined ? ["cpu"] : ["cpu", requiredGpu]
+export const providers: ReadonlyArray<ExecutionProvider.Provider> =
+  requiredGpu === undefined ? ["cpu"] : ["cpu", requiredGpu]
 
 /** Why the GPU suites are skipped, or `undefined` when they run. */
 export const gpuSkipReason =

@@ -2,7 +2,7 @@
  * The allocator's 10,000-token synthetic run (as in `@heed/allocator`'s Focus benchmark): token embeddings
  * whose topic drifts every 400 tokens, plus seeded noise, appended 32 tokens at a time.
  */
-import { Focus, type FocusEvent, Invariants, type WorkingContext } from "@heed/allocator"
+import { Focus, Invariants, type WorkingContext } from "@heed/allocator"
 import { Effect } from "effect"
 import { prng } from "./providers.ts"
 
@@ -24,13 +24,13 @@ export const synthetic = (from: number, to: number, seed = 5): Float32Array => {
 /** What the loop decided at one append: the working context after it and the events it emitted. */
 export interface Step {
   readonly context: WorkingContext.WorkingContext
-  readonly events: ReadonlyArray<FocusEvent>
+  readonly events: ReadonlyArray<Focus.FocusEvent>
   readonly violations: number
 }
 
 /** Runs the synthetic history through a `Focus` built from the ports in context, recording every step. */
 export const syntheticRun = Effect.gen(function* () {
-  const focus = yield* Focus.make({ dim, budget, strategy: "greedy" })
+  const focus = yield* Focus.Focus.make({ dim, budget, strategy: "greedy" })
   const steps: Array<Step> = []
   for (let t = 0; t < tokens; t += 32) {
     const events = yield* focus.append(synthetic(t, Math.min(tokens, t + 32)))

@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
@@ -146,7 +146,7 @@ const calls = [
   { name: "REST POST /v1/alerts, 50 clients", figures: await rest(50, 40) },
   { name: "MCP report_alert, 50 clients", figures: await mcp(50, 40) }
 ]
-record("REST beside MCP on one awareness server (in-memory store, warm)", calls)
+Bench.record("REST beside MCP on one awareness server (in-memory store, warm)", calls)
 server.stop()
 
 // -- fan-out ----------------------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ for (const [count, writes] of [
     figures: await fanOut(count, writes)
   })
 }
-record("REST write → SLOP patch fan-out (live awareness tree, one subscription per connection)", fans)
+Bench.record("REST write → SLOP patch fan-out (live awareness tree, one subscription per connection)", fans)
 
 server.stop()
 if (sink.length === 0) throw new Error("nothing was measured")

@@ -8,7 +8,7 @@
 
 import { getHeapStatistics } from "node:v8"
 import { Worker } from "node:worker_threads"
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import type { Node } from "@heed/state-tree"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -108,5 +108,5 @@ for (const [count, writes] of [
     figures: await fanOut(count, writes)
   })
 }
-record("SlopServer fan-out (coalesceMs 0, ~120-node tree, one subscription per connection)", rows)
+Bench.record("SlopServer fan-out (coalesceMs 0, ~120-node tree, one subscription per connection)", rows)
 await Effect.runPromise(Scope.close(scope, Exit.void))

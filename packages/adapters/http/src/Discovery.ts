@@ -173,7 +173,7 @@ const failure = (what: string) => (error: { readonly message: string }) =>
  * Writes the descriptor file `<directory>/<id>.json` (creating the directory), replacing an older one atomically.
  * Returns the file's path.
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const write = (
@@ -194,7 +194,7 @@ export const write = (
 /**
  * Removes the descriptor file of `id`; a file that is already gone is fine.
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const remove = (
@@ -210,7 +210,7 @@ export const remove = (
 /**
  * Writes the descriptor file now and removes it when the scope closes (the provider's lifetime).
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const register = (
@@ -225,7 +225,7 @@ const decodeDescriptor = Schema.decodeUnknownResult(Schema.fromJsonString(Descri
  * The valid descriptors in the directory (what a local consumer discovers), by file name; files that are not
  * descriptors are skipped with a warning in the log. A missing directory has none.
  *
- * @category files
+ * @category running
  * @since 0.1.0
  */
 export const list = (

@@ -96,7 +96,7 @@ export const Json = Schema.Unknown.annotate({ description: "The tool's own JSON 
  * The edge middleware of every `/v1` endpoint: the body limit (`413`), and request decoding failures rendered as
  * `400` problems naming the parameter. `RestServer.layer` provides it.
  *
- * @category middleware
+ * @category services
  * @since 0.1.0
  */
 export class Edge extends HttpApiMiddleware.Service<Edge>()("@heed/http/RestApi/Edge", { error: errors }) {}
@@ -114,7 +114,7 @@ const write = <const Id extends string, const Path extends `/${string}`>(
 /**
  * The endpoints under `/v1`.
  *
- * @category groups
+ * @category models
  * @since 0.1.0
  */
 export class V1 extends HttpApiGroup.make("v1")
@@ -183,7 +183,7 @@ export class V1 extends HttpApiGroup.make("v1")
  * `GET /v1/status/{source}` and `POST /v1/tools/{name}`. Serve it with `RestServer.layer`; `RestApi.Tools` is the
  * port its handlers call.
  *
- * @category api
+ * @category models
  * @since 0.1.0
  */
 export class RestApi extends HttpApi.make("heed-rest")

@@ -11,25 +11,29 @@
  * @since 0.1.0
  */
 export * as Discovery from "./Discovery.ts"
+
 /**
  * The REST edge API as an `HttpApi`, with the `RestApi.Tools` port its handlers call (the module
  * `@heed/http/RestApi` has the tool failure and tool description types).
  *
  * @since 0.1.0
  */
-export { RestApi } from "./RestApi.ts"
+export * as RestApi from "./RestApi.ts"
+
 /**
  * The RFC 9457 problems the REST API answers with (`400`, `401`, `404`, `409`, `413`, `429`, `500`, `503`).
  *
  * @since 0.1.0
  */
 export * as RestProblem from "./RestProblem.ts"
+
 /**
  * Serves the REST API on an `effect/http` router: `RestServer.layer({ maxBodyBytes, rateLimit })`.
  *
  * @since 0.1.0
  */
 export * as RestServer from "./RestServer.ts"
+
 /**
  * A WebSocket transport for `@heed/state-tree`'s `Consumer`, for Node and browsers, with reconnection:
  * `SlopClient.make({ url })`, `SlopClient.consumer({ url })`.
@@ -37,6 +41,7 @@ export * as RestServer from "./RestServer.ts"
  * @since 0.1.0
  */
 export * as SlopClient from "./SlopClient.ts"
+
 /**
  * Serves a `@heed/state-tree` `Provider` over WebSocket on an `effect/http` router: `SlopServer.layer({ path })`.
  *

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Scheduler, type SchedulerShape, type Tracker } from "@heed/attention-bands"
+import { Scheduler, type Tracker } from "@heed/attention-bands"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -23,7 +23,7 @@ import { IrcTransport, type IrcTransportShape } from "./IrcTransport.ts"
  * @category combinators
  * @since 0.1.0
  */
-export const apply = (scheduler: SchedulerShape, event: IrcEvent): Effect.Effect<void> => {
+export const apply = (scheduler: Scheduler.SchedulerShape, event: IrcEvent): Effect.Effect<void> => {
   switch (event._tag) {
     case "Mention":
       return Effect.asVoid(scheduler.direct(event.target))
@@ -47,7 +47,7 @@ export const apply = (scheduler: SchedulerShape, event: IrcEvent): Effect.Effect
  * @since 0.1.0
  */
 export interface AttentionWiringShape {
-  readonly scheduler: SchedulerShape
+  readonly scheduler: Scheduler.SchedulerShape
   /** One target's attention state. */
   readonly get: (target: string) => Effect.Effect<Option.Option<Tracker.TargetState>>
 }
@@ -60,7 +60,7 @@ export interface AttentionWiringShape {
  */
 export const make = (
   transport: IrcTransportShape,
-  scheduler: SchedulerShape
+  scheduler: Scheduler.SchedulerShape
 ): Effect.Effect<AttentionWiringShape, never, Scope.Scope> =>
   Effect.gen(function* () {
     const events = yield* transport.subscribe
@@ -81,16 +81,16 @@ export const make = (
  * import { AttentionWiring, IrcTransport } from "@heed/irc"
  * import { Effect, Layer } from "effect"
  *
- * const Live = AttentionWiring.layer.pipe(
+ * const Live = AttentionWiring.AttentionWiring.layer.pipe(
  *   Layer.provideMerge(
- *     Scheduler.layer({
- *       config: AttentionConfig.defaults,
+ *     Scheduler.Scheduler.layer({
+ *       config: AttentionConfig.AttentionConfig.defaults,
  *       agent: "spark-bot",
  *       targets: ["#dev"],
  *       poll: (target) => Effect.log(`poll ${target}`).pipe(Effect.as("empty" as const))
  *     })
  *   ),
- *   Layer.provideMerge(IrcTransport.layer({ host: "127.0.0.1", nick: "spark-bot", channels: ["#dev"] }))
+ *   Layer.provideMerge(IrcTransport.IrcTransport.layer({ host: "127.0.0.1", nick: "spark-bot", channels: ["#dev"] }))
  * )
  * ```
  *
@@ -104,10 +104,10 @@ export class AttentionWiring extends Context.Service<AttentionWiring, AttentionW
   static readonly make = make
 
   /** The wiring for the layer's lifetime. */
-  static readonly layer: Layer.Layer<AttentionWiring, never, IrcTransport | Scheduler> = Layer.effect(
+  static readonly layer: Layer.Layer<AttentionWiring, never, IrcTransport | Scheduler.Scheduler> = Layer.effect(
     AttentionWiring,
     Effect.gen(function* () {
-      return yield* make(yield* IrcTransport, yield* Scheduler)
+      return yield* make(yield* IrcTransport, yield* Scheduler.Scheduler)
     })
   )
 }

@@ -294,14 +294,14 @@ const quitWith = (connection: Connection, message: string, timeoutS: number) =>
  * import { Effect, Stream } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const irc = yield* IrcTransport
+ *   const irc = yield* IrcTransport.IrcTransport
  *   yield* irc.mentions.pipe(
  *     Stream.runForEach((mention) => irc.send(mention.target, `${mention.sender}: hello!`))
  *   )
  * })
  *
  * program.pipe(
- *   Effect.provide(IrcTransport.layer({ host: "127.0.0.1", port: 6667, nick: "spark-bot", channels: ["#dev"] }))
+ *   Effect.provide(IrcTransport.IrcTransport.layer({ host: "127.0.0.1", port: 6667, nick: "spark-bot", channels: ["#dev"] }))
  * )
  * ```
  *

@@ -79,7 +79,7 @@ export const mentionRemover = (nick: string): ((text: string) => string) => {
 /**
  * Whether two nicks are the same (IRC compares nicks case-insensitively).
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const sameNick = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase()
@@ -87,7 +87,7 @@ export const sameNick = (a: string, b: string): boolean => a.toLowerCase() === b
 /**
  * Whether a target names a channel (`#`, `&`, `+` or `!` prefix).
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const isChannel = (target: string): boolean => /^[#&+!]/.test(target)
@@ -130,7 +130,7 @@ export const parseThread = (text: string): { readonly thread: string | undefined
 /**
  * Whether a thread name is valid: 1–32 letters, digits or hyphens.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const isThreadName = (thread: string): boolean => /^[A-Za-z0-9-]{1,32}$/.test(thread)

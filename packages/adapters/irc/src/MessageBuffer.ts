@@ -247,10 +247,10 @@ const make = (options: MessageBufferOptions = {}): MessageBufferShape => {
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const buffer = yield* MessageBuffer
+ *   const buffer = yield* MessageBuffer.MessageBuffer
  *   yield* buffer.append({ target: "#dev", sender: "alice", text: "hi", mention: false, thread: undefined, at: 0 })
  *   const { messages } = yield* buffer.read("#dev") // [alice: hi]; a second read returns nothing new
- * }).pipe(Effect.provide(MessageBuffer.layer()))
+ * }).pipe(Effect.provide(MessageBuffer.MessageBuffer.layer()))
  * ```
  *
  * @category services

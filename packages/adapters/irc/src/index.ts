@@ -5,9 +5,24 @@
  * @since 0.1.0
  */
 
-export * from "./AttentionWiring.ts"
+/**
+ * Binds an {@link IrcTransport}'s events to `@heed/attention-bands` with the daemon's rules: a mention or DM is a
+ * direct stimulus (HOT, and it opens the thread window), even while the scheduler is paused; channel traffic counts as
+ * ambient only inside the thread window; every line we send (thread replies included) opens the window; a joined
+ * channel is seeded (polled even while quiet) and a parted one forgotten.
+ *
+ * @since 0.1.0
+ */
+export * as AttentionWiring from "./AttentionWiring.ts"
 
-export * from "./IrcEvent.ts"
+/**
+ * The events an {@link IrcTransport} publishes: what people said to or around the agent (`Mention`, `Ambient`), what
+ * the agent said (`Outgoing`, one per line actually written), and the connection's life (`Connected`, `Disconnected`,
+ * `Joined`, `Parted`).
+ *
+ * @since 0.1.0
+ */
+export * as IrcEvent from "./IrcEvent.ts"
 
 /**
  * A scripted IRC user over a raw socket, for tests: `IrcTestClient.rawClient(port, nick, channels)`.
@@ -23,7 +38,15 @@ export * as IrcTestClient from "./IrcTestClient.ts"
  */
 export * as IrcText from "./IrcText.ts"
 
-export * from "./IrcTransport.ts"
+/**
+ * The IRC transport: a connection to one IRC server over `irc-framework`, wrapped in heed's types, with heed's own
+ * reconnect (backoff from 1 s doubling to 60 s, never giving up), a paced send queue (so joining hundreds of channels
+ * or answering a burst of mentions never gets the agent killed for flooding), and culture's rules for mentions, DMs and
+ * ambient traffic.
+ *
+ * @since 0.1.0
+ */
+export * as IrcTransport from "./IrcTransport.ts"
 
 /**
  * culture's rules for incoming messages: `MentionRules.classify`, `MentionRules.mentionMatcher`,
@@ -33,7 +56,15 @@ export * from "./IrcTransport.ts"
  */
 export * as MentionRules from "./MentionRules.ts"
 
-export * from "./MessageBuffer.ts"
+/**
+ * Per-target ring buffers of received messages with read cursors, as culture's harness keeps them: each target (a
+ * channel or `DM:<peer>`) holds its last 500 messages; a poll reads at most 50 unread ones and moves the target's
+ * cursor past them. heed adds claims: a consumer that can fail takes messages with `claim`, then `ack`s them once
+ * delivered or `release`s them for the next read, so a failure loses nothing.
+ *
+ * @since 0.1.0
+ */
+export * as MessageBuffer from "./MessageBuffer.ts"
 
 /**
  * A real IRC server for tests: `NgircdServer.start` (Debian's ngircd on a free loopback port),

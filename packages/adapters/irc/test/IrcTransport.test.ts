@@ -136,8 +136,8 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
   it.live("thread replies carry the prefix, fire outgoing with the thread, and open the thread window", () =>
     Effect.gen(function* () {
       const { alice, events, transport } = yield* setup()
-      const scheduler = yield* Scheduler.make({
-        config: AttentionConfig.defaults,
+      const scheduler = yield* Scheduler.Scheduler.make({
+        config: AttentionConfig.AttentionConfig.defaults,
         agent: NICK,
         targets: ["#dev", "#quiet"],
         poll: () => Effect.succeed("empty" as const)

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Awareness, type AwarenessShape } from "@heed/collator"
+import { Awareness } from "@heed/collator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,7 +17,7 @@ import type * as ToolError from "./ToolError.ts"
  * @category models
  * @since 0.1.0
  */
-export type AwarenessApi = AwarenessShape
+export type AwarenessApi = Awareness.AwarenessShape
 
 /**
  * The resolver service.
@@ -59,7 +59,7 @@ export class AwarenessResolver extends Context.Service<
    *
    * @since 0.1.0
    */
-  static readonly layer: Layer.Layer<AwarenessResolver, never, Awareness> = Layer.unwrap(
-    Effect.map(Awareness, (awareness) => AwarenessResolver.single(awareness))
+  static readonly layer: Layer.Layer<AwarenessResolver, never, Awareness.Awareness> = Layer.unwrap(
+    Effect.map(Awareness.Awareness, (awareness) => AwarenessResolver.single(awareness))
   )
 }

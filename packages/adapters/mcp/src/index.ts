@@ -16,7 +16,7 @@ export * as AwarenessMcp from "./AwarenessMcp.ts"
  *
  * @since 0.1.0
  */
-export { type AwarenessApi, AwarenessResolver } from "./AwarenessResolver.ts"
+export * as AwarenessResolver from "./AwarenessResolver.ts"
 
 /**
  * Briefing change notifications (`notifications/resources/updated` for `awareness://briefing`).

@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
-import { type AwarenessApi, AwarenessMcp, AwarenessResolver, Instructions, Resources } from "../src/index.ts"
+import { AwarenessMcp, AwarenessResolver, Instructions, Resources } from "../src/index.ts"
 import { makeClient, ok, read } from "./helpers.ts"
 
 describe("Resources", () => {
@@ -208,7 +208,7 @@ describe("Briefing subscription", () => {
       // The notifier's look is hooked: the first look after `armed` writes a due reminder first (as a client's
       // remind landing between the notifier's steps would). Its look must not deliver it.
       let armed = false
-      const hooked = (real: AwarenessApi): AwarenessApi => {
+      const hooked = (real: AwarenessResolver.AwarenessApi): AwarenessResolver.AwarenessApi => {
         const hook = Effect.suspend(() => {
           if (!armed) return Effect.void
           armed = false
@@ -221,12 +221,14 @@ describe("Briefing subscription", () => {
           peekBriefing: Effect.andThen(hook, real.peekBriefing)
         }
       }
-      const resolver = Layer.unwrap(Effect.map(Awareness, (real) => AwarenessResolver.single(hooked(real))))
+      const resolver = Layer.unwrap(
+        Effect.map(Awareness.Awareness, (real) => AwarenessResolver.AwarenessResolver.single(hooked(real)))
+      )
       const client = yield* McpTest.makeClient(
         AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(
           Layer.provide(resolver),
-          Layer.provide(Awareness.layer),
-          Layer.provide(Store.layerMemory)
+          Layer.provide(Awareness.Awareness.layer),
+          Layer.provide(Store.Store.layerMemory)
         ),
         { protocols: AwarenessMcp.protocols }
       )

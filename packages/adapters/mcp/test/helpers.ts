@@ -19,7 +19,11 @@ export const makeClient = (
     AwarenessMcp.registrations({
       notificationDebounce: options.debounce ?? 0,
       pollInterval: options.pollInterval ?? 0
-    }).pipe(Layer.provide(AwarenessResolver.layer), Layer.provide(Awareness.layer), Layer.provide(Store.layerMemory)),
+    }).pipe(
+      Layer.provide(AwarenessResolver.AwarenessResolver.layer),
+      Layer.provide(Awareness.Awareness.layer),
+      Layer.provide(Store.Store.layerMemory)
+    ),
     {
       protocols: AwarenessMcp.protocols,
       ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion })

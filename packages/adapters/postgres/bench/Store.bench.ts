@@ -9,7 +9,7 @@
  *
  * The harness times synchronous functions only, so the async cases are timed here and reported with `record`.
  */
-import { record } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Awareness, Store } from "@heed/collator"
 import { Effect, Layer } from "effect"
 import * as Context from "effect/Context"
@@ -26,11 +26,11 @@ const round = (n: number) => Number(n.toPrecision(4))
 let owners = 0
 const storeOn = (db: Context.Context<Db>) =>
   Effect.provide(
-    Store,
+    Store.Store,
     PostgresStore.layerWith({ owner: `bench-${process.pid}-${owners++}` }).pipe(Layer.provide(Layer.succeedContext(db)))
   )
 
-const upsertAlert = (store: Store["Service"], i: number) => {
+const upsertAlert = (store: Store.Store["Service"], i: number) => {
   const alertId = `alert-${i % 200}`
   return store.upsert({ type: "alert", source: "bench", data: { alert_id: alertId } }, (existing) =>
     existing === undefined
@@ -108,15 +108,15 @@ const seedBriefing = (db: Context.Context<Db>) =>
           'alert_type', 'threshold', 'message', 'metric ' || g || ' over threshold', 'resolved', false) AS data
         FROM generate_series(1, 10000) g) s`
     return yield* Effect.provide(
-      Store,
+      Store.Store,
       PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)))
     )
   })
 
 /** The awareness service on a seeded store, as the server runs it (`Awareness.layer`, its briefing cache included). */
-const awarenessOn = (store: Store["Service"]) =>
-  Effect.map(Layer.build(Awareness.layer.pipe(Layer.provide(Layer.succeed(Store, store)))), (context) =>
-    Context.get(context, Awareness)
+const awarenessOn = (store: Store.Store["Service"]) =>
+  Effect.map(Layer.build(Awareness.Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, store)))), (context) =>
+    Context.get(context, Awareness.Awareness)
   )
 
 const timings = (times: Array<number>) => {
@@ -158,7 +158,7 @@ const suite = (name: string, layer: Layer.Layer<Db, unknown>, sizes: { upserts: 
     const one = yield* upserts(db, 1, sizes.upserts)
     const eight = yield* upserts(db, 8, sizes.upserts)
     const brief = yield* briefings(db, sizes.briefings)
-    record(`PostgresStore (${name})`, [
+    Bench.record(`PostgresStore (${name})`, [
       { name: "alert upserts, 1 writer", figures: one },
       { name: "alert upserts, 8 concurrent writers", figures: eight },
       { name: "briefing rebuilt after a write, 10,000 active alerts (Awareness)", figures: brief.rebuilt },

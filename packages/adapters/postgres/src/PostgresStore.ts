@@ -425,7 +425,7 @@ export const layerWith = (
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const store = yield* Store
+ *   const store = yield* Store.Store
  *   return yield* store.query({ types: ["alert"], data: { resolved: false } })
  * }).pipe(Effect.provide(PostgresStore.layerEmbedded({ dataDir: "./.heed/awareness" })))
  * ```

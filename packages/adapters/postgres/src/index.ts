@@ -11,24 +11,28 @@
  * @since 0.1.0
  */
 export * as ChangeFeed from "./ChangeFeed.ts"
+
 /**
  * Migrated `effect/sql` clients for both backends (PGlite embedded, PostgreSQL server) and the change feed.
  *
  * @since 0.1.0
  */
 export * as Database from "./Database.ts"
+
 /**
  * Full-text search with upstream's weights and PostgreSQL's language configurations.
  *
  * @since 0.1.0
  */
 export * as FullTextSearch from "./FullTextSearch.ts"
+
 /**
  * The database schema as `effect/sql` Migrator migrations.
  *
  * @since 0.1.0
  */
 export * as Migrations from "./Migrations.ts"
+
 /**
  * A small `effect/sql` driver over in-process PGlite.
  *
@@ -42,24 +46,3 @@ export * as PgliteClient from "./PgliteClient.ts"
  * @since 0.1.0
  */
 export * as PostgresStore from "./PostgresStore.ts"
-
-export {
-  /**
-   * The store on a PostgreSQL server; see `PostgresStore.layer`.
-   *
-   * @since 0.1.0
-   */
-  layer,
-  /**
-   * The store on a PostgreSQL server with options from `Config`; see `PostgresStore.layerConfig`.
-   *
-   * @since 0.1.0
-   */
-  layerConfig,
-  /**
-   * The store on embedded PGlite; see `PostgresStore.layerEmbedded`.
-   *
-   * @since 0.1.0
-   */
-  layerEmbedded
-} from "./PostgresStore.ts"

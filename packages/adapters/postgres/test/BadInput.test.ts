@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Entry, Store, StoreContract } from "@heed/collator"
+import { type Entry, Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Effect, Layer, Option } from "effect"
 import type * as Context from "effect/Context"
 import * as fc from "fast-check"
@@ -10,7 +11,7 @@ const { makeEntry } = StoreContract
 
 const open = (db: Context.Context<Db>, options: PostgresStore.StoreOptions = {}) =>
   Effect.provide(
-    Store,
+    Store.Store,
     PostgresStore.layerWith({ owner: freshOwner("bad"), ...options }).pipe(Layer.provide(Layer.succeedContext(db)))
   )
 
@@ -39,7 +40,7 @@ for (const backend of await backends("bad")) {
         Effect.gen(function* () {
           const store = yield* open(backend.db)
           for (const [i, text] of payloads.entries()) {
-            const entry: Entry = {
+            const entry: Entry.Entry = {
               id: `${text}#${i}`,
               type: "note",
               source: text,

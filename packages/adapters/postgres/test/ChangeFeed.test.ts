@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Store, StoreContract } from "@heed/collator"
+import { Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Effect, Layer, Queue, Stream } from "effect"
 import type * as Context from "effect/Context"
 import { ChangeFeed, PostgresStore } from "../src/index.ts"
@@ -9,7 +10,7 @@ const { makeEntry } = StoreContract
 
 const open = (db: Context.Context<Db>, owner: string) =>
   Effect.provide(
-    Effect.all({ store: Store, feed: ChangeFeed.ChangeFeed }),
+    Effect.all({ store: Store.Store, feed: ChangeFeed.ChangeFeed }),
     PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)))
   )
 

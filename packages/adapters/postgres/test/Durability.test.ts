@@ -46,9 +46,9 @@ const writeThenKill = (args: ReadonlyArray<string>, acks: number) =>
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
-const storedIds = (layer: Layer.Layer<Store, unknown>) =>
+const storedIds = (layer: Layer.Layer<Store.Store, unknown>) =>
   Effect.gen(function* () {
-    const store = yield* Store
+    const store = yield* Store.Store
     return new Set((yield* store.query({ types: ["alert"], source: "durability" })).map((e) => e.id))
   }).pipe(Effect.provide(layer))
 

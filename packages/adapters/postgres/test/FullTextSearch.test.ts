@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Store, StoreContract } from "@heed/collator"
+import { Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Effect, Layer } from "effect"
 import type * as Context from "effect/Context"
 import { FullTextSearch, PostgresStore } from "../src/index.ts"
@@ -9,7 +10,7 @@ const { makeEntry } = StoreContract
 
 const open = (db: Context.Context<Db>, options: PostgresStore.StoreOptions) =>
   Effect.provide(
-    Effect.all({ store: Store, search: FullTextSearch.FullTextSearch }),
+    Effect.all({ store: Store.Store, search: FullTextSearch.FullTextSearch }),
     PostgresStore.layerWith({ owner: freshOwner("fts"), ...options }).pipe(Layer.provide(Layer.succeedContext(db)))
   )
 

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Store, StoreContract } from "@heed/collator"
+import { Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Config, ConfigProvider, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import type * as Context from "effect/Context"
 import * as SqlClient from "effect/sql/SqlClient"
-import { type ChangeFeed, type FullTextSearch, layerConfig, PostgresStore } from "../src/index.ts"
+import { type ChangeFeed, type FullTextSearch, PostgresStore } from "../src/index.ts"
 import { freshSchema, schemaCleanup, serverUnavailable, serverUrl } from "./utils/server.ts"
 import { backends, type Db, freshOwner } from "./utils/shared.ts"
 
@@ -12,20 +13,20 @@ const { makeEntry } = StoreContract
 const storeOn = (
   db: Context.Context<Db>,
   owner: string
-): Layer.Layer<Store | ChangeFeed.ChangeFeed | FullTextSearch.FullTextSearch> =>
+): Layer.Layer<Store.Store | ChangeFeed.ChangeFeed | FullTextSearch.FullTextSearch> =>
   PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)), Layer.orDie)
 
 /** Builds one store per owner connection and hands them to `f`. */
 const withStores = <A, E>(
-  layers: ReadonlyArray<Layer.Layer<Store, unknown>>,
-  f: (stores: ReadonlyArray<Store["Service"]>) => Effect.Effect<A, E>
+  layers: ReadonlyArray<Layer.Layer<Store.Store, unknown>>,
+  f: (stores: ReadonlyArray<Store.Store["Service"]>) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function* () {
-    const stores: Array<Store["Service"]> = []
+    const stores: Array<Store.Store["Service"]> = []
     for (const layer of layers)
       stores.push(
         yield* Effect.provide(
-          Effect.map(Store, (store) => store),
+          Effect.map(Store.Store, (store) => store),
           layer
         )
       )
@@ -148,10 +149,10 @@ for (const backend of await backends("store")) {
       Effect.gen(function* () {
         const open = (owner: string) =>
           Effect.provide(
-            Effect.all({ store: Store, cleanup: PostgresStore.Cleanup }),
+            Effect.all({ store: Store.Store, cleanup: PostgresStore.Cleanup }),
             PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(backend.db)))
           )
-        const seed = (store: Store["Service"]) =>
+        const seed = (store: Store.Store["Service"]) =>
           Effect.gen(function* () {
             yield* store.insert(makeEntry({ id: "expired", type: "context", expires: "2026-03-19T16:00:00.000Z" }))
             yield* store.insert(
@@ -279,7 +280,7 @@ for (const backend of await backends("store")) {
       const owner = freshOwner()
       return Effect.gen(function* () {
         const store = yield* Effect.provide(
-          Effect.map(Store, (store) => store),
+          Effect.map(Store.Store, (store) => store),
           storeOn(backend.db, owner)
         )
         yield* store.insert(makeEntry({ id: "edited", data: { description: "before" } }))
@@ -304,7 +305,7 @@ describe("layerConfig", () => {
       const owner = freshOwner("configured")
       const env = ConfigProvider.fromEnvRecord({ DATABASE_URL: serverUrl, AWARENESS_DEFAULT_OWNER: owner })
       return Effect.gen(function* () {
-        const store = yield* Store
+        const store = yield* Store.Store
         yield* store.insert(makeEntry({ id: "configured" }))
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ readonly owner_id: string }>`SELECT owner_id FROM entries WHERE id = 'configured'`
@@ -330,7 +331,7 @@ describe("layerConfig", () => {
       const error = yield* Effect.flip(
         Effect.provide(
           Effect.void,
-          layerConfig().pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({}))))
+          PostgresStore.layerConfig().pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({}))))
         )
       )
       assert.strictEqual(error._tag, "ConfigError")

@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Store, StoreContract } from "@heed/collator"
-import { Database, layer, layerConfig, layerEmbedded, Migrations, PostgresStore } from "@heed/postgres"
+import { Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
+import { Database, Migrations, PostgresStore } from "@heed/postgres"
 import { Cause, Effect, Exit, Option } from "effect"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -17,7 +18,7 @@ import { serverUnavailable, serverUrl } from "./utils/server.ts"
 
 // The Store port only: Awareness on these layers is packages/tests' PostgresAwareness test.
 const insertAlert = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* Store.Store
   yield* store.insert(
     StoreContract.makeEntry({
       id: `alert-${Date.now().toString(36)}`,
@@ -30,12 +31,12 @@ const insertAlert = Effect.gen(function* () {
 })
 
 const queryAlerts = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* Store.Store
   return yield* store.query({ types: ["alert"] })
 })
 
 const queryAll = Effect.gen(function* () {
-  const store = yield* Store
+  const store = yield* Store.Store
   return yield* store.query({})
 })
 
@@ -52,7 +53,7 @@ describe("@heed/postgres public API", () => {
           alerts.map((entry) => [entry.source, (entry.data as { alert_id?: string }).alert_id]),
           [["nas", "disk"]]
         )
-      }).pipe(Effect.provide(layerEmbedded({ dataDir: "memory://" }))),
+      }).pipe(Effect.provide(PostgresStore.layerEmbedded({ dataDir: "memory://" }))),
     60_000
   )
 
@@ -63,8 +64,8 @@ describe("@heed/postgres public API", () => {
         const dir = mkdtempSync(join(tmpdir(), "heed-public-api-"))
         yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
         const dataDir = join(dir, "data")
-        yield* insertAlert.pipe(Effect.provide(layerEmbedded({ dataDir })))
-        const alerts = yield* queryAlerts.pipe(Effect.provide(layerEmbedded({ dataDir })))
+        yield* insertAlert.pipe(Effect.provide(PostgresStore.layerEmbedded({ dataDir })))
+        const alerts = yield* queryAlerts.pipe(Effect.provide(PostgresStore.layerEmbedded({ dataDir })))
         assert.deepStrictEqual(
           alerts.map((entry) => [entry.source, (entry.data as { alert_id?: string }).alert_id]),
           [["nas", "disk"]]
@@ -115,9 +116,9 @@ describe("@heed/postgres public API", () => {
   it.effect("PostgresStore.defaultOwner is 'default' and the barrel's layers are PostgresStore's", () =>
     Effect.sync(() => {
       assert.strictEqual(PostgresStore.defaultOwner, "default")
-      assert.strictEqual(layerEmbedded, PostgresStore.layerEmbedded)
-      assert.strictEqual(layer, PostgresStore.layer)
-      assert.strictEqual(layerConfig, PostgresStore.layerConfig)
+      assert.strictEqual(PostgresStore.layerEmbedded, PostgresStore.layerEmbedded)
+      assert.strictEqual(PostgresStore.layer, PostgresStore.layer)
+      assert.strictEqual(PostgresStore.layerConfig, PostgresStore.layerConfig)
     })
   )
 
@@ -125,7 +126,7 @@ describe("@heed/postgres public API", () => {
     Effect.gen(function* () {
       const exit = yield* Effect.exit(
         queryAll.pipe(
-          Effect.provide(layer({ url: "postgres://nobody@127.0.0.1:1/none", maxConnections: 1 })),
+          Effect.provide(PostgresStore.layer({ url: "postgres://nobody@127.0.0.1:1/none", maxConnections: 1 })),
           Effect.timeout("20 seconds")
         )
       )
@@ -153,7 +154,7 @@ describe("@heed/postgres public API", () => {
           (yield* queryAlerts).map((entry) => entry.source),
           ["nas"]
         )
-      }).pipe(Effect.provide(layer({ url: serverUrl, owner: unique() })), Effect.timeout("60 seconds")),
+      }).pipe(Effect.provide(PostgresStore.layer({ url: serverUrl, owner: unique() })), Effect.timeout("60 seconds")),
     60_000
   )
 
@@ -164,13 +165,13 @@ describe("@heed/postgres public API", () => {
         const owner = unique()
         const provider = ConfigProvider.fromEnv({ env: { DATABASE_URL: serverUrl, AWARENESS_DEFAULT_OWNER: owner } })
         const entries = yield* Effect.andThen(insertAlert, queryAlerts).pipe(
-          Effect.provide(layerConfig()),
+          Effect.provide(PostgresStore.layerConfig()),
           Effect.provideService(ConfigProvider.ConfigProvider, provider)
         )
         assert.strictEqual(entries.length, 1)
         const missing = yield* Effect.exit(
           queryAll.pipe(
-            Effect.provide(layerConfig()),
+            Effect.provide(PostgresStore.layerConfig()),
             Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: {} }))
           )
         )

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Store, StoreContract } from "@heed/collator"
+import { Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Effect, Layer, Option } from "effect"
 import * as Context from "effect/Context"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { Database, layer, PgliteClient, PostgresStore } from "../src/index.ts"
+import { Database, PgliteClient, PostgresStore } from "../src/index.ts"
 import { adminLayer, freshSchema, schemaCleanup, serverUnavailable, serverUrl } from "./utils/server.ts"
 import { type Db, freshOwner, shared } from "./utils/shared.ts"
 
@@ -13,7 +14,7 @@ const role = "heed_rls_app"
 
 const storeFor = (db: Context.Context<Db>, owner: string) =>
   Effect.provide(
-    Effect.map(Store, (store) => store),
+    Effect.map(Store.Store, (store) => store),
     PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)))
   )
 
@@ -212,7 +213,10 @@ if (serverUnavailable === undefined) {
           const aliceId = freshOwner("alice")
           // built in the test's scope: the layer owns its pool, which must outlive this helper
           const viaLayer = (owner: string) =>
-            Effect.map(Layer.build(layer({ url: server.url, schema: server.schema, owner })), Context.get(Store))
+            Effect.map(
+              Layer.build(PostgresStore.layer({ url: server.url, schema: server.schema, owner })),
+              Context.get(Store.Store)
+            )
           const alice = yield* viaLayer(aliceId)
           yield* alice.insert(makeEntry({ id: "pooled", data: { description: "alice's" } }))
           // several reads at once, so the pool hands out more than one connection

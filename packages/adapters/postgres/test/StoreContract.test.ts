@@ -1,7 +1,7 @@
 import { describe, it } from "@effect/vitest"
-import { StoreContract } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
 import { Effect, Layer } from "effect"
-import { Database, layer, layerEmbedded } from "../src/index.ts"
+import { Database, PostgresStore } from "../src/index.ts"
 import { freshSchema, schemaCleanup, serverUnavailable, serverUrl } from "./utils/server.ts"
 import { freshOwner, freshStore, shared } from "./utils/shared.ts"
 
@@ -13,7 +13,7 @@ const slowIt = {
 // The public layers, each build a fresh store: a new in-memory PGlite, or a new owner on the server.
 StoreContract.run({
   name: "layerEmbedded (PGlite memory://)",
-  layer: layerEmbedded({ dataDir: "memory://" }),
+  layer: PostgresStore.layerEmbedded({ dataDir: "memory://" }),
   describe,
   it: slowIt
 })
@@ -29,7 +29,9 @@ if (serverUnavailable === undefined) {
   )
   StoreContract.run({
     name: `layer (PostgreSQL ${serverUrl})`,
-    layer: Layer.unwrap(Effect.sync(() => layer({ url: serverUrl, schema, owner: freshOwner(), maxConnections: 4 }))),
+    layer: Layer.unwrap(
+      Effect.sync(() => PostgresStore.layer({ url: serverUrl, schema, owner: freshOwner(), maxConnections: 4 }))
+    ),
     describe,
     it
   })

@@ -1,4 +1,4 @@
-import { record, run } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Allocator, Invariants, WorkingContext } from "../src/index.ts"
 import { mixedContext, randomScores } from "./fixtures.ts"
 
@@ -10,7 +10,7 @@ const inputs = sizes.map((n) => {
   return { n, wc, scores: randomScores(n), config: { budget: n + 64 } }
 })
 
-await run(
+await Bench.run(
   "Allocator",
   inputs.flatMap(({ n, wc, scores, config }) => {
     const candidates = Allocator.candidates(wc, scores, config)
@@ -28,7 +28,7 @@ await run(
   })
 )
 
-record(
+Bench.record(
   "Allocator quality",
   inputs.flatMap(({ n, wc, scores, config }) => {
     const greedy = Allocator.greedy(wc, scores, config)

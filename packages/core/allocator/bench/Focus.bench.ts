@@ -1,15 +1,6 @@
-import { record, run } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Effect, Layer } from "effect"
-import {
-  Allocator,
-  analyticScore,
-  Focus,
-  type FocusEvent,
-  Gister,
-  LensScorer,
-  LodTree,
-  type WorkingContext
-} from "../src/index.ts"
+import { Allocator, Focus, Gister, LensScorer, LodTree, type WorkingContext } from "../src/index.ts"
 import { mixedContext, prng } from "./fixtures.ts"
 
 const dim = 64
@@ -27,7 +18,7 @@ const synthetic = (from: number, to: number, seed = 5): Float32Array => {
   return out
 }
 
-const refocusStep = (tree: LodTree, wc: WorkingContext.WorkingContext) => {
+const refocusStep = (tree: LodTree.LodTree, wc: WorkingContext.WorkingContext) => {
   const n = wc.entries.length
   const data = new Float32Array(n * dim)
   const levels = new Uint8Array(n)
@@ -39,7 +30,7 @@ const refocusStep = (tree: LodTree, wc: WorkingContext.WorkingContext) => {
     positions[i] = entry.start
   }
   const tail = tree.tokens(wc.totalTokens - 128, wc.totalTokens)
-  const scores = analyticScore({ rows: n, dim, data }, levels, positions, tail, { maxLevel: 2 })
+  const scores = LensScorer.analyticScore({ rows: n, dim, data }, levels, positions, tail, { maxLevel: 2 })
   return Allocator.greedy(wc, scores, { budget: n + 64 })
 }
 
@@ -47,15 +38,15 @@ const fixtures = await Promise.all(
   [2048, 8192].map(async (n) => {
     const wc = mixedContext(n)
     const tree = await Effect.runPromise(
-      LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, synthetic(0, wc.totalTokens)).pipe(
-        Effect.provide(Gister.layerMeanPool)
+      LodTree.LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, synthetic(0, wc.totalTokens)).pipe(
+        Effect.provide(Gister.Gister.layerMeanPool)
       )
     )
     return { n, wc, tree }
   })
 )
 
-await run(
+await Bench.run(
   "Focus refocus step",
   fixtures.map(({ n, wc, tree }) => ({
     name: `gather + analytic score + greedy, ${n} entries, d=${dim}`,
@@ -65,12 +56,12 @@ await run(
   { timeMs: 500 }
 )
 
-const ports = Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool)
+const ports = Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool)
 
 const syntheticRun = (strategy: "greedy" | "optimal", budget: number, tokens: number) =>
   Effect.gen(function* () {
-    const focus = yield* Focus.make({ dim, budget, strategy })
-    const events: Array<FocusEvent> = []
+    const focus = yield* Focus.Focus.make({ dim, budget, strategy })
+    const events: Array<Focus.FocusEvent> = []
     const started = performance.now()
     for (let t = 0; t < tokens; t += 32) events.push(...(yield* focus.append(synthetic(t, Math.min(tokens, t + 32)))))
     const elapsed = performance.now() - started
@@ -100,7 +91,7 @@ const syntheticRun = (strategy: "greedy" | "optimal", budget: number, tokens: nu
     }
   }).pipe(Effect.provide(ports))
 
-record("Focus synthetic run", [
+Bench.record("Focus synthetic run", [
   await Effect.runPromise(syntheticRun("greedy", 2048, 10_000)),
   await Effect.runPromise(syntheticRun("optimal", 2048, 10_000)),
   await Effect.runPromise(syntheticRun("greedy", 1024, 10_000))

@@ -186,7 +186,7 @@ export const candidates = (
  *
  * Throws an {@link AllocatorInputError} on bad input.
  *
- * @category allocators
+ * @category combinators
  * @since 0.1.0
  */
 export const greedy = (
@@ -257,7 +257,7 @@ export interface StochasticOptions {
  *
  * Throws an {@link AllocatorInputError} on bad input.
  *
- * @category allocators
+ * @category combinators
  * @since 0.1.0
  */
 export const stochastic = (
@@ -336,7 +336,7 @@ export const stochastic = (
  *
  * Throws an {@link AllocatorInputError} on bad input.
  *
- * @category allocators
+ * @category combinators
  * @since 0.1.0
  */
 export const optimal = Optimal.optimal
@@ -362,7 +362,7 @@ export interface RelieveConfig {
  *
  * Throws an {@link AllocatorInputError} on bad input.
  *
- * @category allocators
+ * @category combinators
  * @since 0.1.0
  */
 export const relieve = Pressure.relieve
@@ -393,7 +393,7 @@ export interface FillConfig {
  *
  * Throws an {@link AllocatorInputError} on bad input.
  *
- * @category allocators
+ * @category combinators
  * @since 0.1.0
  */
 export const fill = Pressure.fill

@@ -491,11 +491,11 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
  * import { Focus, Gister, LensScorer } from "@heed/allocator"
  * import { Effect, Layer } from "effect"
  *
- * const FocusLive = Focus.layer({ dim: 64, budget: 2048 }).pipe(
- *   Layer.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool))
+ * const FocusLive = Focus.Focus.layer({ dim: 64, budget: 2048 }).pipe(
+ *   Layer.provide(Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool))
  * )
  * const program = Effect.gen(function*() {
- *   const focus = yield* Focus
+ *   const focus = yield* Focus.Focus
  *   yield* focus.append(new Float32Array(64 * 100))
  *   return (yield* focus.context).entries.length
  * }).pipe(Effect.provide(FocusLive))

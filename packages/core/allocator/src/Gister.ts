@@ -47,7 +47,7 @@ export interface GisterShape {
  * The mean-pool gist: each gist is the arithmetic mean of its block's vectors (MegaContext's fallback
  * when no GistNet is attached). Pure and synchronous.
  *
- * @category gisters
+ * @category combinators
  * @since 0.1.0
  */
 export const meanPool = (blocks: GistBlocks): Float32Array => {

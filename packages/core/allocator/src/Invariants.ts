@@ -59,7 +59,7 @@ export const tailStart = (totalTokens: number, recentTokens: number): number =>
  * - `level`: `0 ≤ level ≤ maxLevel`, an integer;
  * - `recentTail`: every entry touching the last `recentTokens` tokens is LOD0.
  *
- * @category validators
+ * @category guards
  * @since 0.1.0
  */
 export const check = (wc: WorkingContext, options: CheckOptions): ReadonlyArray<Violation> => {
@@ -132,7 +132,7 @@ export const check = (wc: WorkingContext, options: CheckOptions): ReadonlyArray<
 /**
  * `true` when {@link check} finds no violation.
  *
- * @category validators
+ * @category guards
  * @since 0.1.0
  */
 export const isValid = (wc: WorkingContext, options: CheckOptions): boolean => check(wc, options).length === 0

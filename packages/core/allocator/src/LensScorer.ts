@@ -71,7 +71,7 @@ export interface AnalyticOptions {
  * LOD0 entries cannot expand (`u = min(u, 0)`), max-level entries cannot collapse (`u = max(u, 0)`).
  * Zero vectors have cosine 0 and non-finite terms count as 0, so the result is always in [-1, 1].
  *
- * @category scorers
+ * @category combinators
  * @since 0.1.0
  */
 export const analyticScore = (

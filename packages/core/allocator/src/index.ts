@@ -17,14 +17,14 @@ export * as Allocator from "./Allocator.ts"
  *
  * @since 0.1.0
  */
-export * from "./Focus.ts"
+export * as Focus from "./Focus.ts"
 
 /**
  * The `Gister` port and its mean-pool reference layer.
  *
  * @since 0.1.0
  */
-export * from "./Gister.ts"
+export * as Gister from "./Gister.ts"
 
 /**
  * Working-context invariants: `check` lists every violation.
@@ -38,14 +38,14 @@ export * as Invariants from "./Invariants.ts"
  *
  * @since 0.1.0
  */
-export * from "./LensScorer.ts"
+export * as LensScorer from "./LensScorer.ts"
 
 /**
  * The multi-level LOD tree over token embeddings.
  *
  * @since 0.1.0
  */
-export * from "./LodTree.ts"
+export * as LodTree from "./LodTree.ts"
 
 /**
  * A seeded pseudo-random generator: the same sequence for the same seed on every platform.

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { analyticScore, type Embeddings, LensScorer } from "../src/index.ts"
+import { LensScorer } from "../src/index.ts"
 
-const matrix = (rows: ReadonlyArray<ReadonlyArray<number>>): Embeddings => ({
+const matrix = (rows: ReadonlyArray<ReadonlyArray<number>>): LensScorer.Embeddings => ({
   rows: rows.length,
   dim: rows[0]?.length ?? 0,
   data: Float32Array.from(rows.flat())
@@ -18,7 +18,7 @@ describe("LensScorer", () => {
       [-1, 0]
     ])
     const tail = matrix([[1, 0]])
-    const scores = analyticScore(entries, [0, 2, 0, 2], [0, 4, 8, 12], tail, { maxLevel: 2 })
+    const scores = LensScorer.analyticScore(entries, [0, 2, 0, 2], [0, 4, 8, 12], tail, { maxLevel: 2 })
     assert.strictEqual(scores[0], 0) // similar, but LOD0 cannot expand
     assert.isAbove(scores[1]!, 0.2) // similar gist: expand
     assert.isBelow(scores[2]!, -0.2) // dissimilar raw tokens: collapse
@@ -27,10 +27,10 @@ describe("LensScorer", () => {
 
   it("similarity to the tail, recency and level move the score the documented way", () => {
     const tail = matrix([[1, 0]])
-    const near = analyticScore(matrix([[1, 0]]), [1], [5], tail, { maxLevel: 2 })[0]!
-    const far = analyticScore(matrix([[0, 1]]), [1], [5], tail, { maxLevel: 2 })[0]!
+    const near = LensScorer.analyticScore(matrix([[1, 0]]), [1], [5], tail, { maxLevel: 2 })[0]!
+    const far = LensScorer.analyticScore(matrix([[0, 1]]), [1], [5], tail, { maxLevel: 2 })[0]!
     assert.isAbove(near, far)
-    const old = analyticScore(
+    const old = LensScorer.analyticScore(
       matrix([
         [0, 1],
         [0, 1]
@@ -41,7 +41,7 @@ describe("LensScorer", () => {
       { maxLevel: 2 }
     )
     assert.isBelow(old[0]!, old[1]!)
-    const coarse = analyticScore(
+    const coarse = LensScorer.analyticScore(
       matrix([
         [0, 1],
         [0, 1]
@@ -69,7 +69,7 @@ describe("LensScorer", () => {
           maxLength: 4
         }),
         (rows, tailRows) => {
-          const scores = analyticScore(
+          const scores = LensScorer.analyticScore(
             matrix(rows.map(([a, b]) => [a, b])),
             rows.map(([, , level]) => level),
             rows.map((_, i) => i * 4),
@@ -87,7 +87,7 @@ describe("LensScorer", () => {
 
   it.effect("the analytic layer scores through the port and rejects mismatched shapes", () =>
     Effect.gen(function* () {
-      const scorer = yield* LensScorer
+      const scorer = yield* LensScorer.LensScorer
       const entries = matrix([
         [1, 0],
         [0, 1]
@@ -100,6 +100,6 @@ describe("LensScorer", () => {
       assert.include(error.message, "levels and positions")
       const wide = yield* Effect.flip(scorer.score(entries, [1, 1], [0, 4], matrix([[1, 0, 0]])))
       assert.include(wide.message, "dim")
-    }).pipe(Effect.provide(LensScorer.layerAnalytic({ maxLevel: 2 })))
+    }).pipe(Effect.provide(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 })))
   )
 })

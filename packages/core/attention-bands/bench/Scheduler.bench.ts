@@ -1,4 +1,4 @@
-import { run } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { Effect, Exit, Logger, Scope } from "effect"
 import { AttentionConfig, Scheduler } from "../src/index.ts"
 
@@ -7,9 +7,13 @@ import { AttentionConfig, Scheduler } from "../src/index.ts"
 // tracked target on each tick, so a tick here is exactly 1,000 polls; the loop itself never fires (interval 1e9 s).
 const TARGETS = 1_000
 const scope = Effect.runSync(Scope.make())
-const config: AttentionConfig = { ...AttentionConfig.defaults, enabled: false, poll_interval: 1e9 }
+const config: AttentionConfig.AttentionConfig = {
+  ...AttentionConfig.AttentionConfig.defaults,
+  enabled: false,
+  poll_interval: 1e9
+}
 const scheduler = Effect.runSync(
-  Scheduler.make({
+  Scheduler.Scheduler.make({
     config,
     agent: "bench-bot",
     targets: Array.from({ length: TARGETS }, (_, i) => `#channel-${i}`),
@@ -17,7 +21,7 @@ const scheduler = Effect.runSync(
   }).pipe(Scope.provide(scope), Effect.provide(Logger.layer([])))
 )
 
-await run(
+await Bench.run(
   "attention-bands: Scheduler (Effect, metrics)",
   [
     {

@@ -1,4 +1,4 @@
-import { record, run } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { AttentionConfig, Tracker } from "../src/index.ts"
 import { ReferenceTracker } from "../test/ReferenceTracker.ts"
 
@@ -22,7 +22,7 @@ const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 const round = (value: number): number => Number(value.toPrecision(4))
 
-const config = AttentionConfig.defaults
+const config = AttentionConfig.AttentionConfig.defaults
 const TICK_S = config.tick_s
 
 interface Simulation {
@@ -86,7 +86,7 @@ simulate(sim, 3600, (ms, due) => {
 const sortedTicks = [...tickMs].sort((a, b) => a - b)
 const meanDue = dueCounts.reduce((sum, n) => sum + n, 0) / dueCounts.length
 
-record("attention-bands: 100k targets, 1%/s stimulated, tick every 5 s, one simulated hour", [
+Bench.record("attention-bands: 100k targets, 1%/s stimulated, tick every 5 s, one simulated hour", [
   {
     name: "tick (dueTargets + markPolled), steady-state hour",
     figures: {
@@ -134,7 +134,7 @@ const quiet = (count: number) => {
 const quiet1k = quiet(1_000)
 const quiet100k = quiet(100_000)
 const quiet1m = quiet(1_000_000)
-await run(
+await Bench.run(
   "attention-bands: tick with 100 due targets, by tracked targets",
   [
     { name: "1,000 targets", fn: quiet1k.tick, figures: { due: quiet1k.tick() } },
@@ -148,7 +148,7 @@ await run(
 const scan = new ReferenceTracker(config)
 for (let i = 0; i < 100_000; i++) scan.markPolled(`#c${i}`, i < 100 ? 0 : 1e9)
 let scanNow = 0
-await run(
+await Bench.run(
   "attention-bands: scan baseline (upstream's algorithm)",
   [
     {
@@ -168,7 +168,7 @@ await run(
 const stimuli = setup(TARGETS)
 simulate(stimuli, 60)
 const random = prng(7)
-await run(
+await Bench.run(
   "attention-bands: one stimulus (100k targets)",
   [
     {

@@ -396,9 +396,9 @@ export interface AttentionConfig {
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const daemon = yield* AttentionConfig.decode({ tick_s: 5, bands: { idle: { interval_s: 900 } } })
- *   const agent = yield* AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15, hold_s: 60 } } })
- *   return AttentionConfig.summary(agent, { override: true })
+ *   const daemon = yield* AttentionConfig.AttentionConfig.decode({ tick_s: 5, bands: { idle: { interval_s: 900 } } })
+ *   const agent = yield* AttentionConfig.AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15, hold_s: 60 } } })
+ *   return AttentionConfig.AttentionConfig.summary(agent, { override: true })
  *   // "attention: enabled=true bands=[hot=15/60 warm=120/300 cool=300/600 idle=900] override=yes"
  * })
  * ```

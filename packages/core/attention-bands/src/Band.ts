@@ -58,9 +58,9 @@ const decode: (input: unknown) => Effect.Effect<Band, Schema.SchemaError> = Sche
  * ```ts
  * import { Band } from "@heed/attention-bands"
  *
- * Band.cooler("HOT") // "WARM"
- * Band.warmer("HOT") // "HOT"
- * Band.rank("IDLE") // 3
+ * Band.Band.cooler("HOT") // "WARM"
+ * Band.Band.warmer("HOT") // "HOT"
+ * Band.Band.rank("IDLE") // 3
  * ```
  *
  * @category schemas

@@ -13,7 +13,7 @@ import type { AttentionConfig } from "./AttentionConfig.ts"
  * number of seconds. The comparison is strict, so exactly `windowS` seconds later still counts (upstream's boundary
  * rule); a clock that moved backwards still counts too.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const isWithinWindow = (
@@ -67,7 +67,7 @@ export interface Engagement {
  * ```ts
  * import { AttentionConfig, Engagement } from "@heed/attention-bands"
  *
- * const engagement = Engagement.make(AttentionConfig.defaults)
+ * const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
  * engagement.isEngaged("#dev", 10) // false: never spoke there
  * engagement.engage("#dev", 10)
  * engagement.isEngaged("#dev", 1810) // true: exactly thread_window_s later still counts

@@ -121,7 +121,7 @@ const bandGauge = Metric.gauge("culture.attention.band", {
  * The log line of one band change, exactly as culture writes it:
  * `attention: agent=<nick> target=<T> band=<FROM>→<TO> cause=<cause>`.
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const transitionLine = (agent: string, transition: Tracker.Transition): string =>
@@ -372,12 +372,12 @@ const make = Effect.fnUntraced(function* <E, R>(
  * import { Effect, Layer } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const scheduler = yield* Scheduler
+ *   const scheduler = yield* Scheduler.Scheduler
  *   yield* scheduler.direct("#dev") // @mention: HOT, polled every 30 s for 2 min
  * })
  *
- * const SchedulerLive = Scheduler.layer({
- *   config: AttentionConfig.defaults,
+ * const SchedulerLive = Scheduler.Scheduler.layer({
+ *   config: AttentionConfig.AttentionConfig.defaults,
  *   agent: "spark-claude",
  *   targets: ["#dev", "#general"],
  *   poll: (target, band) => Effect.log(`poll ${target} (${band})`).pipe(Effect.as("empty" as const))

@@ -605,7 +605,7 @@ class TrackerImpl implements Tracker {
  * ```ts
  * import { AttentionConfig, Tracker } from "@heed/attention-bands"
  *
- * const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: (t) => console.log(t) })
+ * const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: (t) => console.log(t) })
  * tracker.onDirect("#dev", 0) // "HOT"   logs { target: "#dev", from: "IDLE", to: "HOT", cause: "direct" }
  * tracker.dueTargets(0) // ["#dev"]  (never polled)
  * tracker.markPolled("#dev", 0)

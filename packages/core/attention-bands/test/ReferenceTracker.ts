@@ -4,7 +4,7 @@
  */
 import type { AttentionConfig, Band, Tracker } from "../src/index.ts"
 
-const names: ReadonlyArray<Band> = ["HOT", "WARM", "COOL", "IDLE"]
+const names: ReadonlyArray<Band.Band> = ["HOT", "WARM", "COOL", "IDLE"]
 
 interface State {
   band: number
@@ -20,9 +20,9 @@ export class ReferenceTracker {
   private readonly interval: ReadonlyArray<number>
   private readonly hold: ReadonlyArray<number>
 
-  private readonly config: AttentionConfig
+  private readonly config: AttentionConfig.AttentionConfig
 
-  constructor(config: AttentionConfig) {
+  constructor(config: AttentionConfig.AttentionConfig) {
     this.config = config
     const { cool, hot, idle, warm } = config.bands
     this.interval = [hot.interval_s, warm.interval_s, cool.interval_s, idle.interval_s]
@@ -67,7 +67,7 @@ export class ReferenceTracker {
     this.move(target, state, fixed || state.band <= 1 ? state.band : state.band - 1, now, "ambient")
   }
 
-  set(target: string, band: Band, now: number, ttl?: number) {
+  set(target: string, band: Band.Band, now: number, ttl?: number) {
     const state = this.state(target)
     if (state.pinned !== undefined) return
     state.manualUntil = ttl === undefined ? undefined : now + ttl

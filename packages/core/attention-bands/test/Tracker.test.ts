@@ -5,15 +5,15 @@ import { AttentionConfig, type Band, Tracker } from "../src/index.ts"
 import { examinedInLastCall } from "../src/internal/stats.ts"
 import { ReferenceTracker } from "./ReferenceTracker.ts"
 
-const config = AttentionConfig.defaults
+const config = AttentionConfig.AttentionConfig.defaults
 
-const recording = (cfg: AttentionConfig = config) => {
+const recording = (cfg: AttentionConfig.AttentionConfig = config) => {
   const transitions: Array<Tracker.Transition> = []
   const tracker = Tracker.make(cfg, { onTransition: (t) => transitions.push(t) })
   return { tracker, transitions }
 }
 
-const bandOf = (tracker: Tracker.Tracker, target: string): Band | undefined =>
+const bandOf = (tracker: Tracker.Tracker, target: string): Band.Band | undefined =>
   Option.getOrUndefined(Option.map(tracker.get(target), (state) => state.band))
 
 describe("Tracker (upstream tests)", () => {
@@ -245,7 +245,7 @@ describe("Tracker (cases upstream lacks)", () => {
     assert.deepStrictEqual(tracker.dueTargets(Number.NaN), [])
     assert.strictEqual(tracker.size, 0)
     tracker.onDirect("#a", 0)
-    assert.strictEqual(tracker.set("#a", "hot" as Band, 1), "HOT")
+    assert.strictEqual(tracker.set("#a", "hot" as Band.Band, 1), "HOT")
     assert.strictEqual(Option.getOrThrow(tracker.get("#a")).lastPromoteAt, 0)
   })
 
@@ -400,7 +400,7 @@ describe("Tracker: agent-controlled attention (#355) and pinned bands", () => {
   })
 
   it("pinned targets start at their band and never change it", () => {
-    const pinnedConfig: AttentionConfig = { ...config, pinned: { "#ops": "HOT", "#spam": "IDLE" } }
+    const pinnedConfig: AttentionConfig.AttentionConfig = { ...config, pinned: { "#ops": "HOT", "#spam": "IDLE" } }
     const { tracker, transitions } = recording(pinnedConfig)
     assert.strictEqual(tracker.seed("#ops"), "HOT")
     assert.isTrue(Option.getOrThrow(tracker.get("#ops")).pinned)
@@ -433,7 +433,7 @@ describe("Tracker: scale", () => {
 // ------------------------------------------------------------------------------------------------------------
 // Properties
 
-const fastConfig: AttentionConfig = {
+const fastConfig: AttentionConfig.AttentionConfig = {
   ...config,
   tick_s: 1,
   bands: {
@@ -447,11 +447,11 @@ const fastConfig: AttentionConfig = {
 
 const targets = ["#a", "#b", "#c", "#pin", "DM:alice"]
 const anyTarget = fc.constantFrom(...targets)
-const anyBand = fc.constantFrom<Band>("HOT", "WARM", "COOL", "IDLE")
+const anyBand = fc.constantFrom<Band.Band>("HOT", "WARM", "COOL", "IDLE")
 
 type Op =
   | { readonly kind: "direct" | "ambient" | "seed" | "forget" | "poll"; readonly target: string }
-  | { readonly kind: "set"; readonly target: string; readonly band: Band; readonly ttl: number | undefined }
+  | { readonly kind: "set"; readonly target: string; readonly band: Band.Band; readonly ttl: number | undefined }
   | { readonly kind: "due" }
 
 const anyOp: fc.Arbitrary<Op> = fc.oneof(
@@ -527,7 +527,7 @@ describe("Tracker properties", () => {
     fc.assert(
       fc.property(anyScript, (script) => {
         const { tracker, transitions } = recording(fastConfig)
-        const known = new Map<string, Band>()
+        const known = new Map<string, Band.Band>()
         let now = 0
         for (const [step, op] of script) {
           now += Math.max(0, step)
@@ -593,7 +593,7 @@ describe("Tracker properties", () => {
           for (const target of targets) tracker.seed(target)
           const intervals = { HOT: 2, WARM: 4, COOL: 6, IDLE: 10 }
           const lastPoll = new Map<string, number>()
-          const bandAtPreviousTick = new Map<string, Band>()
+          const bandAtPreviousTick = new Map<string, Band.Band>()
           for (let tick = 0; tick < events.length; tick++) {
             const now = tick * fastConfig.tick_s
             const [kind, target] = events[tick]!

@@ -1,5 +1,5 @@
-import { record, run } from "@heed/bench"
-import { countO200k, toCompactJson } from "@heed/schema"
+import { Bench } from "@heed/bench"
+import { TokenCounter } from "@heed/schema"
 import { type Briefing, BriefingView, Collator, type Entry } from "../src/index.ts"
 
 const now = new Date("2026-03-20T12:00:00Z")
@@ -7,11 +7,11 @@ const iso = (offsetSec: number) => new Date(now.getTime() + offsetSec * 1000).to
 
 let seq = 0
 const entry = (
-  type: Entry["type"],
+  type: Entry.Entry["type"],
   source: string,
   data: Record<string, unknown>,
-  extra: Partial<Entry> = {}
-): Entry => ({
+  extra: Partial<Entry.Entry> = {}
+): Entry.Entry => ({
   id: `${type}-${++seq}`,
   type,
   source,
@@ -146,7 +146,7 @@ const cases = {
 }
 const largeResult = Collator.generate(large, now)
 
-await run(
+await Bench.run(
   "Collator.generate",
   [
     {
@@ -157,7 +157,7 @@ await run(
     ...Object.entries(cases).map(([name, snapshot]) => ({ name, fn: () => Collator.generate(snapshot, now) })),
     {
       name: "all clear, 3 sources, then its compact JSON",
-      fn: () => toCompactJson(BriefingView.json(Collator.generate(allClear, now).briefing))
+      fn: () => TokenCounter.toCompactJson(BriefingView.json(Collator.generate(allClear, now).briefing))
     },
     {
       name: "all clear, 3 sources, then its text",
@@ -168,19 +168,22 @@ await run(
 )
 
 /** o200k tokens of what `get_briefing` returns: compact JSON (default and `explain: true`) and plain text. */
-const tokenRow = (name: string, briefing: Briefing) => ({
+const tokenRow = (name: string, briefing: Briefing.Briefing) => ({
   name,
   figures: {
-    json: countO200k(toCompactJson(BriefingView.json(briefing))),
-    json_explain: countO200k(toCompactJson(BriefingView.json(briefing, { explain: true }))),
-    text: countO200k(BriefingView.text(briefing)),
-    pretty_json_explain: countO200k(JSON.stringify(briefing, null, 2))
+    json: TokenCounter.countO200k(TokenCounter.toCompactJson(BriefingView.json(briefing))),
+    json_explain: TokenCounter.countO200k(TokenCounter.toCompactJson(BriefingView.json(briefing, { explain: true }))),
+    text: TokenCounter.countO200k(BriefingView.text(briefing)),
+    pretty_json_explain: TokenCounter.countO200k(JSON.stringify(briefing, null, 2))
   }
 })
 
-record("Collator briefing tokens (o200k): get_briefing JSON, JSON with explain, text; pretty = the old tool text", [
-  tokenRow("all clear, 3 sources (targets: text <= 60, json <= 100)", Collator.generate(allClear, now).briefing),
-  tokenRow("1 critical + 1 stale + 1 intention (target: text <= 120)", Collator.generate(mixed, now).briefing),
-  tokenRow("2 issues, 3 sources", Collator.generate(twoIssues, now).briefing),
-  tokenRow("large snapshot (target: json <= 400)", largeResult.briefing)
-])
+Bench.record(
+  "Collator briefing tokens (o200k): get_briefing JSON, JSON with explain, text; pretty = the old tool text",
+  [
+    tokenRow("all clear, 3 sources (targets: text <= 60, json <= 100)", Collator.generate(allClear, now).briefing),
+    tokenRow("1 critical + 1 stale + 1 intention (target: text <= 120)", Collator.generate(mixed, now).briefing),
+    tokenRow("2 issues, 3 sources", Collator.generate(twoIssues, now).briefing),
+    tokenRow("large snapshot (target: json <= 400)", largeResult.briefing)
+  ]
+)

@@ -137,7 +137,7 @@ const make = (options: AwarenessOptions): Effect.Effect<AwarenessShape, Awarenes
     const store = yield* Store
     // The budget is counted with @heed/schema's TokenCounter when one is provided (an optional service: the layer
     // still requires only Store); an explicit `countTokens` option wins; the collator's default is o200k.
-    const counter = yield* Effect.serviceOption(TokenCounter)
+    const counter = yield* Effect.serviceOption(TokenCounter.TokenCounter)
     const countTokens =
       options.countTokens ?? (Option.isSome(counter) ? (text: string) => counter.value.count(text) : undefined)
     const briefings = yield* BriefingCache.make(store, {
@@ -170,13 +170,13 @@ const make = (options: AwarenessOptions): Effect.Effect<AwarenessShape, Awarenes
  * import { Effect, Layer } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const awareness = yield* Awareness
+ *   const awareness = yield* Awareness.Awareness
  *   yield* awareness.reportStatus({ source: "nas", tags: [], metrics: { cpu_pct: 97 } })
  *   yield* awareness.reportAlert({
  *     source: "nas", tags: ["infra"], alert_id: "cpu", level: "warning", message: "CPU at 97%"
  *   })
  *   return yield* awareness.getBriefing()
- * }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(Store.layerMemory))))
+ * }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(Store.Store.layerMemory))))
  * ```
  *
  * @category services

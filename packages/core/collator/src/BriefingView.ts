@@ -58,7 +58,7 @@ export type Format = typeof Format.Type
  * The briefing as JSON for an agent: without `explain`, the `evaluation` block and healthy (`ok`) sources'
  * `last_report` are left out; with it, the briefing is returned as it is.
  *
- * @category rendering
+ * @category combinators
  * @since 0.1.0
  */
 export const json = (briefing: Briefing, options: Options = {}): View => {
@@ -121,7 +121,7 @@ const evaluationText = (evaluation: typeof Evaluation.Type): string =>
  * healthy sources as a count. With `explain`, the first line says when it was generated and an `EVALUATION` line
  * closes it.
  *
- * @category rendering
+ * @category combinators
  * @since 0.1.0
  */
 export const text = (briefing: Briefing, options: Options = {}): string => {
@@ -153,7 +153,7 @@ export const text = (briefing: Briefing, options: Options = {}): string => {
 /**
  * The briefing in the requested format (`json`, the default, or `text`), as `get_briefing` returns it.
  *
- * @category rendering
+ * @category combinators
  * @since 0.1.0
  */
 export const render = (briefing: Briefing, options: Options & { readonly format?: Format }): View | string =>

@@ -373,11 +373,11 @@ export const dataSchemas = {
  * import { Entry } from "@heed/collator"
  * import { Schema } from "effect"
  *
- * const entry = Schema.decodeUnknownSync(Entry)({
+ * const entry = Schema.decodeUnknownSync(Entry.Entry)({
  *   id: "a1", type: "alert", source: "nas", created: "2026-03-19T15:00:00Z",
  *   data: { alert_id: "cpu", level: "warning", message: "CPU at 97%" }
  * })
- * const alert = Schema.decodeUnknownSync(Entry.AlertData)(entry.data) // resolved: false, alert_type: "threshold"
+ * const alert = Schema.decodeUnknownSync(Entry.Entry.AlertData)(entry.data) // resolved: false, alert_type: "threshold"
  * ```
  *
  * @category schemas

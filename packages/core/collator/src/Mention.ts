@@ -40,7 +40,7 @@ export interface SummaryInput {
  * with `". "` and ending with `"."`. heed adds `"K info on d"` and, with `maxNames`, caps name lists
  * (`"a, b and 3 more"`). Source names come in the order given (the collator gives them by name).
  *
- * @category rendering
+ * @category combinators
  * @since 0.1.0
  */
 export const composeSummary = (input: SummaryInput, maxNames?: number): string => {
@@ -89,7 +89,7 @@ const upcomingItem = (item: UpcomingItem): string =>
  * first source would be; a group whose sources have different headlines is mentioned source by source; a group
  * whose sources were folded away (not all listed) is mentioned as its group line after the sources.
  *
- * @category rendering
+ * @category combinators
  * @since 0.1.0
  */
 export const composeMention = (input: MentionInput): string => {

@@ -39,7 +39,7 @@ export interface ConditionProblem {
  * Validates a pattern's `conditions`; returns the first problem, or `undefined` when they are valid. A pattern
  * with invalid conditions never matches in `Collator.generate`, and `learn_pattern` rejects it.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const validateConditions: (conditions: unknown) => ConditionProblem | undefined = internal.validateConditions
@@ -53,7 +53,7 @@ export const validateConditions: (conditions: unknown) => ConditionProblem | und
  * Conditions that are not an object (a string, number, boolean or array) never match. Throws
  * `Collator.CollatorInputError` when `now` is an invalid `Date` or `timezone` is unknown.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const matchesPattern = liveCheck(internal.toPattern, (alert, patterns, _now, zone) =>

@@ -6,7 +6,7 @@
  * (`upsert` by key and `update` by id) that carry the concurrency guarantees (no duplicate alerts under concurrent
  * upserts, intentions fired exactly once). Every write bumps `version`, which briefing caches watch.
  *
- * Every implementation must pass the contract suite in `@heed/collator/StoreContract`.
+ * Every implementation must pass the contract suite `StoreContract` in `@heed/collator/testing`.
  *
  * @since 0.1.0
  */
@@ -135,7 +135,7 @@ const timeOf = (entry: Entry): number => parseIso(entry.updated) ?? parseIso(ent
 /**
  * Whether `entry` passes `filter` (paging aside). Exposed so adapters and tests share one definition.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const matchesFilter = (entry: Entry, filter: EntryFilter): boolean => {
@@ -166,7 +166,7 @@ export const matchesFilter = (entry: Entry, filter: EntryFilter): boolean => {
 /**
  * The store's ordering: `COALESCE(updated, created)` descending, then `id` ascending.
  *
- * @category ordering
+ * @category combinators
  * @since 0.1.0
  */
 export const compareEntries = (a: Entry, b: Entry): number =>
@@ -239,9 +239,9 @@ const makeMemory = Effect.sync(() => {
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const store = yield* Store
+ *   const store = yield* Store.Store
  *   return yield* store.query({ types: ["alert"], data: { resolved: false } })
- * }).pipe(Effect.provide(Store.layerMemory))
+ * }).pipe(Effect.provide(Store.Store.layerMemory))
  * ```
  *
  * @category services

@@ -17,7 +17,7 @@ import * as internal from "./internal/suppression.ts"
  * returns an error message, or `undefined` when they are valid. A suppression with invalid intervals never mutes
  * anything, and `suppress_alert` rejects it.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const validateTimeIntervals: (value: unknown) => string | undefined = internal.validateTimeIntervals
@@ -29,7 +29,7 @@ export const validateTimeIntervals: (value: unknown) => string | undefined = int
  * suppressions are ignored. Throws {@link Collator.CollatorInputError} when `now` is an invalid `Date` or `timezone` is
  * unknown.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const isSuppressed = liveCheck(

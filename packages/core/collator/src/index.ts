@@ -4,8 +4,21 @@
  * @since 0.1.0
  */
 
-export * from "./Awareness.ts"
-export * from "./AwarenessError.ts"
+/**
+ * The awareness service: one method per mcp-awareness tool (camelCase names taking the tool's decoded, typed parameters
+ * — upstream's snake_case names and defaults), over the {@link Store} port. Untrusted input goes through
+ * `AwarenessTools.call`, which validates it against the tool's schema first.
+ *
+ * @since 0.1.0
+ */
+export * as Awareness from "./Awareness.ts"
+
+/**
+ * The awareness service's one error type: upstream's structured tool error, with every echoed input bounded.
+ *
+ * @since 0.1.0
+ */
+export * as AwarenessError from "./AwarenessError.ts"
 
 /**
  * The awareness tools as one typed `effect/ai` toolkit (Schema parameters, success and failure per tool), its
@@ -15,7 +28,15 @@ export * from "./AwarenessError.ts"
  * @since 0.1.0
  */
 export * as AwarenessTools from "./AwarenessTools.ts"
-export * from "./Briefing.ts"
+
+/**
+ * The briefing: what an agent reads at the start of a conversation to learn whether anything needs attention.
+ * Upstream's fields plus heed's additions (grouping, omitted counts, heed's evaluation counters, markers for
+ * re-surfaced, flapping and escalated problems).
+ *
+ * @since 0.1.0
+ */
+export * as Briefing from "./Briefing.ts"
 
 /**
  * The briefing as an agent reads it: `BriefingView.json(briefing, { explain })` (compact unless asked to explain)
@@ -34,7 +55,13 @@ export * as BriefingView from "./BriefingView.ts"
  */
 export * as Collator from "./Collator.ts"
 
-export * from "./Entry.ts"
+/**
+ * Awareness entries: mcp-awareness's envelope (`id, type, source, tags, created, updated, expires, deleted, data,
+ * logical_key`) and one `data` schema per entry type, with upstream's field names and defaults.
+ *
+ * @since 0.1.0
+ */
+export * as Entry from "./Entry.ts"
 
 /**
  * The briefing's text templates: `Mention.composeSummary` (the `summary` line) and `Mention.composeMention` (the
@@ -50,15 +77,13 @@ export * as Mention from "./Mention.ts"
  * @since 0.1.0
  */
 export * as Pattern from "./Pattern.ts"
-export * from "./Store.ts"
 
 /**
- * The store contract suite every `Store` implementation must pass: `StoreContract.run({ name, layer, describe, it })`
- * registers it with the caller's test runner (no test-framework dependency here).
+ * The storage port: everything `Awareness` needs from a store of {@link Entry} values, as one `Context.Service`.
  *
  * @since 0.1.0
  */
-export * as StoreContract from "./StoreContract.ts"
+export * as Store from "./Store.ts"
 
 /**
  * Suppressions: `Suppression.isSuppressed` (matchers, recurring windows, escalation) and

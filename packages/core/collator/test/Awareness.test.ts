@@ -2,27 +2,20 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import {
-  Awareness,
-  AwarenessConfigError,
-  type AwarenessError,
-  AwarenessTools,
-  Store,
-  StoreError
-} from "../src/index.ts"
+import { Awareness, AwarenessError, AwarenessTools, Store } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
-const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
+const TestLayer = Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))
 
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(START)
-  return yield* Awareness
+  return yield* Awareness.Awareness
 })
 
 const minutes = (n: number) => TestClock.adjust(`${n} minutes`)
 
 const instance = Effect.gen(function* () {
-  return yield* Awareness
+  return yield* Awareness.Awareness
 })
 
 const head = <A>(items: ReadonlyArray<A>): A => {
@@ -31,7 +24,7 @@ const head = <A>(items: ReadonlyArray<A>): A => {
   return item as A
 }
 
-const failure = <A, R>(effect: Effect.Effect<A, AwarenessError, R>) => Effect.flip(effect)
+const failure = <A, R>(effect: Effect.Effect<A, AwarenessError.AwarenessError, R>) => Effect.flip(effect)
 
 /** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
 const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
@@ -49,7 +42,7 @@ describe("Awareness: write tools", () => {
         metrics: { cpu_pct: 13 },
         ttl_sec: 300
       })
-      const store = yield* Store
+      const store = yield* Store.Store
       const statuses = yield* store.query({ types: ["status"] })
       assert.lengthOf(statuses, 1)
       assert.strictEqual(statuses[0]?.id, second.id)
@@ -189,7 +182,7 @@ describe("Awareness: write tools", () => {
       assert.strictEqual(error.suggestion, "day_of_week")
       assert.include(error.valid ?? [], "hour_range")
       // The rejected pattern was not stored.
-      assert.lengthOf(yield* (yield* Store).query({ types: ["pattern"] }), 0)
+      assert.lengthOf(yield* (yield* Store.Store).query({ types: ["pattern"] }), 0)
       const ok = yield* awareness.learnPattern({
         source: "nas",
         tags: [],
@@ -231,7 +224,7 @@ describe("Awareness: write tools", () => {
       const awareness = yield* setup
       const payload = "'; DROP TABLE entries; -- %s {0} $" + "{x}"
       const { id } = yield* awareness.remember({ source: payload, tags: [payload], description: payload })
-      const store = yield* Store
+      const store = yield* Store.Store
       const entry = Option.getOrThrow(yield* store.get(id))
       assert.strictEqual(entry.source, payload)
       assert.deepStrictEqual(entry.tags, [payload])
@@ -270,11 +263,11 @@ describe("Awareness: the cached briefing", () => {
   it.effect("concurrent readers share a generation begun after their reads, while writes keep coming", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const memory = yield* Store
+      const memory = yield* Store.Store
       // Each generation reads the statuses first; the n-th one then waits for gates[n] (a slow read) when there is one.
       const gates: Array<Deferred.Deferred<void>> = []
       let generations = 0
-      const gated = Store.of({
+      const gated = Store.Store.of({
         ...memory,
         query: (filter) =>
           filter.types?.[0] === "status" && filter.activeAt !== undefined
@@ -288,7 +281,7 @@ describe("Awareness: the cached briefing", () => {
       })
       const awareness = yield* Effect.provide(
         instance,
-        Awareness.layer.pipe(Layer.provide(Layer.succeed(Store, gated)))
+        Awareness.Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, gated)))
       )
       const until = (condition: () => boolean) =>
         Effect.gen(function* () {
@@ -319,7 +312,7 @@ describe("Awareness: the cached briefing", () => {
       assert.strictEqual(generations, 2)
       // the next reader sees the last write
       assert.deepStrictEqual(Object.keys((yield* awareness.getBriefing()).sources).sort(), ["a", "b", "c"])
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 
   it.effect("is rebuilt when time changes the answer (a status goes stale)", () =>
@@ -337,8 +330,8 @@ describe("Awareness: the cached briefing", () => {
   it.effect("sees writes made by another Awareness instance over the same store", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
       assert.strictEqual((yield* one.getBriefing()).active_alerts, 0)
       yield* two.reportAlert({
         source: "ci",
@@ -349,7 +342,7 @@ describe("Awareness: the cached briefing", () => {
         message: "CI red"
       })
       assert.strictEqual((yield* one.getBriefing()).active_alerts, 1)
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 
   it.effect("alerts from a source without status appear in the briefing", () =>
@@ -553,7 +546,7 @@ describe("Awareness: intentions", () => {
   for (const options of [{ firedRetentionMinutes: 10 }, { fired_retention_minutes: 10 }]) {
     it.effect(`the fired-intention retention is configurable (${Object.keys(options)[0]})`, () =>
       Effect.gen(function* () {
-        const awareness = yield* Effect.provide(instance, Awareness.layerWith(options))
+        const awareness = yield* Effect.provide(instance, Awareness.Awareness.layerWith(options))
         yield* TestClock.setTime(START)
         yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
@@ -561,7 +554,7 @@ describe("Awareness: intentions", () => {
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
         yield* minutes(1)
         assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
-      }).pipe(Effect.provide(Store.layerMemory))
+      }).pipe(Effect.provide(Store.Store.layerMemory))
     )
   }
 
@@ -591,8 +584,8 @@ describe("Awareness: intentions", () => {
   it.effect("intentions are marked new exactly once under concurrent briefing reads (also across instances)", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
       for (let i = 0; i < 5; i++) {
         yield* one.remind({ goal: `Task ${i}`, source: "personal", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
       }
@@ -607,7 +600,7 @@ describe("Awareness: intentions", () => {
         .map((item) => item.goal)
       assert.deepStrictEqual([...delivered].sort(), ["Task 0", "Task 1", "Task 2", "Task 3", "Task 4"])
       for (const briefing of briefings) assert.lengthOf(briefing.fired_intentions ?? [], 5)
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 
   it.effect("a future intention within the horizon is upcoming; one beyond it is only pending", () =>
@@ -670,7 +663,7 @@ describe("Awareness: knowledge and maintenance", () => {
       assert.strictEqual(updated.id, created.id)
       yield* minutes(1)
       yield* awareness.remember({ source: "repo", tags: ["a"], description: "v2", logical_key: "k" })
-      const store = yield* Store
+      const store = yield* Store.Store
       const entry = Option.getOrThrow(yield* store.get(created.id))
       assert.strictEqual(entry.updated, "2026-03-20T12:01:00Z")
       assert.deepStrictEqual(entry.data.changelog, [
@@ -780,7 +773,7 @@ describe("Awareness: knowledge and maintenance", () => {
         assert.lengthOf((yield* awareness.getKnowledge({})).entries, 1)
         const restored = yield* awareness.restoreEntry({ entry_id: ctx.id })
         assert.strictEqual(restored.restored, 1)
-        const store = yield* Store
+        const store = yield* Store.Store
         assert.strictEqual(Option.getOrThrow(yield* store.get(ctx.id)).expires, ctx.expires)
         const again = yield* awareness.deleteEntry({ entry_id: ctx.id })
         assert.strictEqual(again.status, "acknowledged")
@@ -845,13 +838,13 @@ describe("Awareness: knowledge and maintenance", () => {
 })
 
 describe("Awareness: store failures", () => {
-  const failing = Layer.succeed(Store, {
-    version: Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
-    insert: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
-    get: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
-    query: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
-    upsert: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true })),
-    update: () => Effect.fail(new StoreError({ message: "connection refused", retryable: true }))
+  const failing = Layer.succeed(Store.Store, {
+    version: Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true })),
+    insert: () => Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true })),
+    get: () => Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true })),
+    query: () => Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true })),
+    upsert: () => Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true })),
+    update: () => Effect.fail(new Store.StoreError({ message: "connection refused", retryable: true }))
   })
 
   it.effect("surface as retryable `unavailable` errors", () =>
@@ -862,7 +855,7 @@ describe("Awareness: store failures", () => {
       assert.isTrue(write.retryable)
       const read = yield* failure(awareness.getBriefing())
       assert.strictEqual(read.code, "unavailable")
-    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(failing))))
+    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(failing))))
   )
 })
 
@@ -871,7 +864,7 @@ describe("Awareness: audit fixes", () => {
     Effect.gen(function* () {
       const awareness = yield* setup
       yield* awareness.suppressAlert({ source: "nas", suppress_level: "critical", duration_minutes: 60 })
-      const store = yield* Store
+      const store = yield* Store.Store
       const [suppression] = yield* store.query({ types: ["suppression"] })
       assert.strictEqual(suppression?.data.suppress_level, "critical")
       yield* awareness.reportAlert({
@@ -921,28 +914,36 @@ describe("Awareness: audit fixes", () => {
     Effect.gen(function* () {
       const error = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.layerMemory)))
+          Layer.build(
+            Awareness.Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.Store.layerMemory))
+          )
         )
       )
-      assert.instanceOf(error, AwarenessConfigError)
+      assert.instanceOf(error, AwarenessError.AwarenessConfigError)
       assert.strictEqual(error.option, "timezone")
       assert.include(error.message, "Mars/Olympus")
       const negative = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(Awareness.layerWith({ firedRetentionMinutes: -1 }).pipe(Layer.provide(Store.layerMemory)))
+          Layer.build(
+            Awareness.Awareness.layerWith({ firedRetentionMinutes: -1 }).pipe(Layer.provide(Store.Store.layerMemory))
+          )
         )
       )
       assert.strictEqual(negative.option, "firedRetentionMinutes")
       const negativeAlias = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(Awareness.layerWith({ max_cache_age_sec: -5 }).pipe(Layer.provide(Store.layerMemory)))
+          Layer.build(
+            Awareness.Awareness.layerWith({ max_cache_age_sec: -5 }).pipe(Layer.provide(Store.Store.layerMemory))
+          )
         )
       )
       assert.strictEqual(negativeAlias.option, "max_cache_age_sec")
       assert.include(negativeAlias.message, "got -5")
       const ok = yield* Effect.exit(
         Effect.scoped(
-          Layer.build(Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.layerMemory)))
+          Layer.build(
+            Awareness.Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.Store.layerMemory))
+          )
         )
       )
       assert.isTrue(Exit.isSuccess(ok))
@@ -965,7 +966,7 @@ describe("Awareness: audit fixes", () => {
   it.effect("the briefing budget is counted with a provided TokenCounter", () =>
     Effect.gen(function* () {
       const calls: Array<string> = []
-      const counter = TokenCounter.of({
+      const counter = TokenCounter.TokenCounter.of({
         encoding: "approximate",
         safetyFactor: 1,
         count: (text) => {
@@ -974,7 +975,10 @@ describe("Awareness: audit fixes", () => {
         },
         countJson: (value) => Math.ceil(JSON.stringify(value).length / 4)
       })
-      const briefing = yield* alertOnce.pipe(Effect.provide(TestLayer), Effect.provideService(TokenCounter, counter))
+      const briefing = yield* alertOnce.pipe(
+        Effect.provide(TestLayer),
+        Effect.provideService(TokenCounter.TokenCounter, counter)
+      )
       assert.isTrue(briefing.attention_needed)
       assert.isAbove(calls.length, 0)
       assert.isTrue(calls.every((text) => text.startsWith("{")))
@@ -986,7 +990,7 @@ describe("Awareness: audit fixes", () => {
       const briefing = yield* alertOnce.pipe(Effect.provide(TestLayer))
       assert.strictEqual(briefing.sources.nas?.status, "warning")
       // The layer's requirements are exactly Store: checked by tsc, not at run time.
-      Awareness.layer satisfies Layer.Layer<Awareness, never, Store>
+      Awareness.Awareness.layer satisfies Layer.Layer<Awareness.Awareness, never, Store.Store>
     })
   )
 })

@@ -3,7 +3,7 @@
  * and the token targets of issue 15 (o200k, compact).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k, toCompactJson } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import { BriefingView, Collator } from "../src/index.ts"
 import { ago, alert, intention, NOW, snapshot, status, suppression } from "./fixtures.ts"
 
@@ -91,12 +91,12 @@ describe("BriefingView.text", () => {
 describe("token targets (o200k, compact)", () => {
   it("all clear: at most 60 tokens as text and 100 as JSON", () => {
     const { briefing } = Collator.generate(allClear, NOW)
-    assert.isAtMost(countO200k(BriefingView.text(briefing)), 60)
-    assert.isAtMost(countO200k(toCompactJson(BriefingView.json(briefing))), 100)
+    assert.isAtMost(TokenCounter.countO200k(BriefingView.text(briefing)), 60)
+    assert.isAtMost(TokenCounter.countO200k(TokenCounter.toCompactJson(BriefingView.json(briefing))), 100)
   })
 
   it("1 critical + 1 stale + 1 intention: at most 120 tokens as text", () => {
     const { briefing } = Collator.generate(issues, NOW)
-    assert.isAtMost(countO200k(BriefingView.text(briefing)), 120)
+    assert.isAtMost(TokenCounter.countO200k(BriefingView.text(briefing)), 120)
   })
 })

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { Collator, type Entry } from "../src/index.ts"
+import { Collator, type Entry, Pattern, Suppression } from "../src/index.ts"
 import { parseIso } from "../src/internal/time.ts"
 import { alert, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
 
@@ -115,7 +115,7 @@ const alertTextArb = fc.record({
 })
 type AlertText = typeof alertTextArb extends fc.Arbitrary<infer T> ? T : never
 
-const toAlert = (a: AlertText, source = "nas"): Entry =>
+const toAlert = (a: AlertText, source = "nas"): Entry.Entry =>
   alert(source, a.id, "warning", a.message, {
     tags: a.tags,
     data: a.metric === undefined ? {} : { metric: a.metric }
@@ -139,7 +139,7 @@ describe("suppression tag matching fast path", () => {
           for (const [i, a] of as.entries()) {
             const hit = tags.some((tag) => referenceTagHit(a, tag))
             if (hit) expected++
-            assert.strictEqual(Collator.isSuppressed(entries[i] as Entry, suppressions, NOW), hit)
+            assert.strictEqual(Suppression.isSuppressed(entries[i] as Entry.Entry, suppressions, NOW), hit)
           }
           const { briefing } = Collator.generate(snapshot({ alerts: entries, suppressions }), NOW)
           assert.strictEqual(briefing.evaluation.suppressed, expected)
@@ -181,7 +181,7 @@ describe("pattern effect-text fast path", () => {
     fc.assert(
       fc.property(alertTextArb, effectArb, (a, effect) => {
         assert.strictEqual(
-          Collator.matchesPattern(toAlert(a), [pattern({ effect })], NOW),
+          Pattern.matchesPattern(toAlert(a), [pattern({ effect })], NOW),
           referenceEffectHit(a, effect)
         )
       }),
@@ -258,15 +258,15 @@ describe("generate's indexing equals the per-alert predicates", () => {
           const options = { timezone }
           const { briefing } = Collator.generate(snapshot({ statuses, alerts, suppressions, patterns }), NOW, options)
           // Upstream's order: the source's own entries first, then the global ones.
-          const forSource = <A extends Entry>(list: ReadonlyArray<A>, source: string) =>
+          const forSource = <A extends Entry.Entry>(list: ReadonlyArray<A>, source: string) =>
             source === ""
               ? list.filter((e) => e.source === "")
               : [...list.filter((e) => e.source === source), ...list.filter((e) => e.source === "")]
           let suppressed = 0
           let matched = 0
           for (const entry of alerts) {
-            if (Collator.isSuppressed(entry, forSource(suppressions, entry.source), NOW, options)) suppressed++
-            else if (Collator.matchesPattern(entry, forSource(patterns, entry.source), NOW, options)) matched++
+            if (Suppression.isSuppressed(entry, forSource(suppressions, entry.source), NOW, options)) suppressed++
+            else if (Pattern.matchesPattern(entry, forSource(patterns, entry.source), NOW, options)) matched++
           }
           assert.strictEqual(briefing.evaluation.alerts_checked, alerts.length)
           assert.strictEqual(briefing.evaluation.suppressed, suppressed)
@@ -283,7 +283,7 @@ describe("generate's headline choice without sorting", () => {
     const first = alert("nas", "disk_full", "warning", "first of equals", { age: 600 })
     const second = alert("nas", "disk_slow", "warning", "second of equals", { age: 600 })
     const older = alert("nas", "disk_old", "warning", "older", { age: 900 })
-    const headline = (alerts: ReadonlyArray<Entry>) =>
+    const headline = (alerts: ReadonlyArray<Entry.Entry>) =>
       Collator.generate(snapshot({ alerts }), NOW, { escalationTimeoutMinutes: null }).briefing.sources.nas?.headline
     assert.strictEqual(headline([older, first, second]), "first of equals")
     assert.strictEqual(headline([second, older, first]), "second of equals")

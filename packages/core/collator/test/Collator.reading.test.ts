@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, AwarenessTools, Collator, IsoTimestamp, Store } from "../src/index.ts"
+import { Awareness, AwarenessTools, Collator, Entry, Store } from "../src/index.ts"
 import { parseIso } from "../src/internal/time.ts"
 import { ago, alert, intention, NOW, snapshot, status } from "./fixtures.ts"
 
@@ -162,14 +162,14 @@ describe("dates: naive means UTC, impossible dates are rejected", () => {
   })
 
   it("a timestamp that does not exist fails the IsoTimestamp schema", () => {
-    assert.throws(() => Schema.decodeUnknownSync(IsoTimestamp)("2027-02-30T10:00:00Z"), /ISO 8601 timestamp/)
-    assert.strictEqual(Schema.decodeUnknownSync(IsoTimestamp)("2027-02-28T10:00:00Z"), "2027-02-28T10:00:00Z")
+    assert.throws(() => Schema.decodeUnknownSync(Entry.IsoTimestamp)("2027-02-30T10:00:00Z"), /ISO 8601 timestamp/)
+    assert.strictEqual(Schema.decodeUnknownSync(Entry.IsoTimestamp)("2027-02-28T10:00:00Z"), "2027-02-28T10:00:00Z")
   })
 
   it.effect("remind with deliver_at 2027-02-30 is invalid_parameter naming deliver_at; a naive time is UTC", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW.getTime())
-      const awareness = yield* Awareness
+      const awareness = yield* Awareness.Awareness
       const error = yield* Effect.flip(
         AwarenessTools.call("remind", { goal: "Pay rent", source: "home", tags: [], deliver_at: "2027-02-30T10:00:00" })
       )
@@ -184,6 +184,6 @@ describe("dates: naive means UTC, impossible dates are rejected", () => {
       const { upcoming } = yield* awareness.getBriefing()
       assert.strictEqual(upcoming[0]?.deliver_at, "2026-03-20T12:30:00Z")
       assert.strictEqual(upcoming[0]?.in_minutes, 30)
-    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
+    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))))
   )
 })

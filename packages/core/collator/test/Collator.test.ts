@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k, toCompactJson } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import * as fc from "fast-check"
-import { BriefingView, Collator, type Entry } from "../src/index.ts"
+import { BriefingView, Collator, type Entry, Mention, Pattern, Suppression } from "../src/index.ts"
 import { settingsOf } from "../src/internal/settings.ts"
 import { ago, alert, intention, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
 
@@ -11,52 +11,52 @@ describe("Collator.isSuppressed (upstream)", () => {
   const cpu = alert("nas", "cpu_high", "warning", "CPU at 97%", { data: { metric: "cpu_pct" } })
 
   it("no suppressions: not suppressed", () => {
-    assert.isFalse(Collator.isSuppressed(cpu, [], NOW))
+    assert.isFalse(Suppression.isSuppressed(cpu, [], NOW))
   })
   it("metric match suppresses; metric mismatch does not", () => {
-    assert.isTrue(Collator.isSuppressed(cpu, [suppression({ source: "nas", metric: "cpu_pct" })], NOW))
-    assert.isFalse(Collator.isSuppressed(cpu, [suppression({ source: "nas", metric: "disk_pct" })], NOW))
+    assert.isTrue(Suppression.isSuppressed(cpu, [suppression({ source: "nas", metric: "cpu_pct" })], NOW))
+    assert.isFalse(Suppression.isSuppressed(cpu, [suppression({ source: "nas", metric: "disk_pct" })], NOW))
   })
   it("source mismatch does not suppress; the global '' source does", () => {
-    assert.isFalse(Collator.isSuppressed(cpu, [suppression({ source: "ci" })], NOW))
-    assert.isTrue(Collator.isSuppressed(cpu, [suppression({ source: "" })], NOW))
+    assert.isFalse(Suppression.isSuppressed(cpu, [suppression({ source: "ci" })], NOW))
+    assert.isTrue(Suppression.isSuppressed(cpu, [suppression({ source: "" })], NOW))
   })
   it("a null metric matches any metric", () => {
-    assert.isTrue(Collator.isSuppressed(cpu, [suppression({ source: "nas", metric: null })], NOW))
+    assert.isTrue(Suppression.isSuppressed(cpu, [suppression({ source: "nas", metric: null })], NOW))
   })
   it("an expired suppression is ignored", () => {
-    assert.isFalse(Collator.isSuppressed(cpu, [suppression({ source: "nas", expiresIn: -1 })], NOW))
+    assert.isFalse(Suppression.isSuppressed(cpu, [suppression({ source: "nas", expiresIn: -1 })], NOW))
   })
   it("critical breaks through a warning suppression with override; warning stays suppressed", () => {
     const critical = alert("nas", "cpu_high", "critical", "CPU at 99%")
-    assert.isFalse(Collator.isSuppressed(critical, [suppression({ source: "nas", override: true })], NOW))
-    assert.isTrue(Collator.isSuppressed(cpu, [suppression({ source: "nas", override: true })], NOW))
+    assert.isFalse(Suppression.isSuppressed(critical, [suppression({ source: "nas", override: true })], NOW))
+    assert.isTrue(Suppression.isSuppressed(cpu, [suppression({ source: "nas", override: true })], NOW))
   })
   it("without override a critical alert stays suppressed", () => {
     const critical = alert("nas", "cpu_high", "critical", "CPU at 99%")
-    assert.isTrue(Collator.isSuppressed(critical, [suppression({ source: "nas", override: false })], NOW))
+    assert.isTrue(Suppression.isSuppressed(critical, [suppression({ source: "nas", override: false })], NOW))
   })
   it("suppress_level critical suppresses every level, as upstream", () => {
     const critical = alert("nas", "cpu_high", "critical", "CPU at 99%")
     assert.isTrue(
-      Collator.isSuppressed(critical, [suppression({ source: "nas", level: "critical", override: true })], NOW)
+      Suppression.isSuppressed(critical, [suppression({ source: "nas", level: "critical", override: true })], NOW)
     )
   })
   it("tag overlap matches; no overlap does not", () => {
     const tagged = alert("nas", "x", "warning", "something", { tags: ["infra", "disk"] })
-    assert.isTrue(Collator.isSuppressed(tagged, [suppression({ tags: ["disk"] })], NOW))
-    assert.isFalse(Collator.isSuppressed(tagged, [suppression({ tags: ["network"] })], NOW))
+    assert.isTrue(Suppression.isSuppressed(tagged, [suppression({ tags: ["disk"] })], NOW))
+    assert.isFalse(Suppression.isSuppressed(tagged, [suppression({ tags: ["network"] })], NOW))
   })
   it("a tag matches as a case-insensitive substring of the message (content-aware match)", () => {
     const qb = alert("nas", "container_down", "warning", "qBittorrent stopped — should always be running")
-    assert.isTrue(Collator.isSuppressed(qb, [suppression({ tags: ["qbittorrent"] })], NOW))
+    assert.isTrue(Suppression.isSuppressed(qb, [suppression({ tags: ["qbittorrent"] })], NOW))
   })
   it("the first matching suppression decides", () => {
     const critical = alert("nas", "cpu_high", "critical", "CPU at 99%")
     const lets = suppression({ source: "nas", level: "warning", override: true })
     const blocks = suppression({ source: "nas", level: "critical" })
-    assert.isFalse(Collator.isSuppressed(critical, [lets, blocks], NOW))
-    assert.isTrue(Collator.isSuppressed(critical, [blocks, lets], NOW))
+    assert.isFalse(Suppression.isSuppressed(critical, [lets, blocks], NOW))
+    assert.isTrue(Suppression.isSuppressed(critical, [blocks, lets], NOW))
   })
 })
 
@@ -64,95 +64,93 @@ describe("Collator.matchesPattern (upstream)", () => {
   const cpu = alert("nas", "cpu_high", "warning", "CPU at 97%", { data: { metric: "cpu_pct" } })
 
   it("no patterns: no match", () => {
-    assert.isFalse(Collator.matchesPattern(cpu, [], NOW))
+    assert.isFalse(Pattern.matchesPattern(cpu, [], NOW))
   })
   it("effect 'suppress cpu_pct' matches an alert with metric cpu_pct; another effect does not", () => {
-    assert.isTrue(Collator.matchesPattern(cpu, [pattern({ effect: "suppress cpu_pct" })], NOW))
-    assert.isFalse(Collator.matchesPattern(cpu, [pattern({ effect: "suppress disk_usage" })], NOW))
+    assert.isTrue(Pattern.matchesPattern(cpu, [pattern({ effect: "suppress cpu_pct" })], NOW))
+    assert.isFalse(Pattern.matchesPattern(cpu, [pattern({ effect: "suppress disk_usage" })], NOW))
   })
   it("day_of_week friday matches on a Friday, monday does not", () => {
     assert.isTrue(
-      Collator.matchesPattern(cpu, [pattern({ effect: "cpu_pct", conditions: { day_of_week: "friday" } })], NOW)
+      Pattern.matchesPattern(cpu, [pattern({ effect: "cpu_pct", conditions: { day_of_week: "friday" } })], NOW)
     )
     assert.isFalse(
-      Collator.matchesPattern(cpu, [pattern({ effect: "cpu_pct", conditions: { day_of_week: "monday" } })], NOW)
+      Pattern.matchesPattern(cpu, [pattern({ effect: "cpu_pct", conditions: { day_of_week: "monday" } })], NOW)
     )
   })
   it("hour_range [9, 17] matches at 12:00 and not at 20:00", () => {
     const p = [pattern({ effect: "cpu_pct", conditions: { hour_range: [9, 17] } })]
-    assert.isTrue(Collator.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z")))
-    assert.isFalse(Collator.matchesPattern(cpu, p, at("2026-03-20T20:00:00Z")))
+    assert.isTrue(Pattern.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z")))
+    assert.isFalse(Pattern.matchesPattern(cpu, p, at("2026-03-20T20:00:00Z")))
   })
   it("overnight hour_range [22, 6] wraps: in at 23:00, out at 12:00", () => {
     const p = [pattern({ effect: "cpu_pct", conditions: { hour_range: [22, 6] } })]
-    assert.isTrue(Collator.matchesPattern(cpu, p, at("2026-03-20T23:00:00Z")))
-    assert.isTrue(Collator.matchesPattern(cpu, p, at("2026-03-20T05:59:00Z")))
-    assert.isFalse(Collator.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z")))
+    assert.isTrue(Pattern.matchesPattern(cpu, p, at("2026-03-20T23:00:00Z")))
+    assert.isTrue(Pattern.matchesPattern(cpu, p, at("2026-03-20T05:59:00Z")))
+    assert.isFalse(Pattern.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z")))
   })
   it("effect words match the message ('qbittorrent stopped')", () => {
     const qb = alert("nas", "container_down", "warning", "qBittorrent stopped — should always be running")
-    assert.isTrue(Collator.matchesPattern(qb, [pattern({ effect: "suppress qbittorrent stopped" })], NOW))
+    assert.isTrue(Pattern.matchesPattern(qb, [pattern({ effect: "suppress qbittorrent stopped" })], NOW))
   })
   it("an empty effect without structural matchers never matches", () => {
-    assert.isFalse(Collator.matchesPattern(cpu, [pattern({ effect: "" })], NOW))
+    assert.isFalse(Pattern.matchesPattern(cpu, [pattern({ effect: "" })], NOW))
   })
 })
 
 describe("Collator.matchesPattern (heed)", () => {
   it("heed differs: words split on '_' and '-', so qbittorrent_stopped matches the container message", () => {
     const qb = alert("nas", "qbittorrent_stopped", "warning", "Expected container 'qbittorrent' is not running")
-    assert.isTrue(Collator.matchesPattern(qb, [pattern({ effect: "ignore qbittorrent_stopped on fridays" })], NOW))
+    assert.isTrue(Pattern.matchesPattern(qb, [pattern({ effect: "ignore qbittorrent_stopped on fridays" })], NOW))
     const dashed = alert("nas", "backup-late", "warning", "Backup is late")
-    assert.isTrue(Collator.matchesPattern(dashed, [pattern({ effect: "backup-late" })], NOW))
+    assert.isTrue(Pattern.matchesPattern(dashed, [pattern({ effect: "backup-late" })], NOW))
   })
   it("heed differs: a one-word overlap no longer suppresses unrelated alerts", () => {
     const cpu = alert("nas", "cpu_high", "warning", "CPU usage high")
-    assert.isFalse(Collator.matchesPattern(cpu, [pattern({ effect: "suppress high memory during backups" })], NOW))
+    assert.isFalse(Pattern.matchesPattern(cpu, [pattern({ effect: "suppress high memory during backups" })], NOW))
   })
   it("structural matchers: alert_id glob, metric, tags, level", () => {
     const backup = alert("nas", "backup_nightly_slow", "warning", "Backup slow", {
       tags: ["backup"],
       data: { metric: "duration_sec" }
     })
-    assert.isTrue(Collator.matchesPattern(backup, [pattern({ conditions: { alert_id: "backup_*" } })], NOW))
-    assert.isFalse(Collator.matchesPattern(backup, [pattern({ conditions: { alert_id: "disk_*" } })], NOW))
-    assert.isTrue(Collator.matchesPattern(backup, [pattern({ conditions: { metric: "duration_sec" } })], NOW))
-    assert.isTrue(Collator.matchesPattern(backup, [pattern({ conditions: { tags: ["backup", "x"] } })], NOW))
-    assert.isFalse(Collator.matchesPattern(backup, [pattern({ conditions: { tags: ["media"] } })], NOW))
+    assert.isTrue(Pattern.matchesPattern(backup, [pattern({ conditions: { alert_id: "backup_*" } })], NOW))
+    assert.isFalse(Pattern.matchesPattern(backup, [pattern({ conditions: { alert_id: "disk_*" } })], NOW))
+    assert.isTrue(Pattern.matchesPattern(backup, [pattern({ conditions: { metric: "duration_sec" } })], NOW))
+    assert.isTrue(Pattern.matchesPattern(backup, [pattern({ conditions: { tags: ["backup", "x"] } })], NOW))
+    assert.isFalse(Pattern.matchesPattern(backup, [pattern({ conditions: { tags: ["media"] } })], NOW))
     assert.isFalse(
-      Collator.matchesPattern(backup, [pattern({ conditions: { alert_id: "backup_*", level: "critical" } })], NOW)
+      Pattern.matchesPattern(backup, [pattern({ conditions: { alert_id: "backup_*", level: "critical" } })], NOW)
     )
   })
   it("conditions are evaluated in the owner's time zone", () => {
     const cpu = alert("nas", "cpu_high", "warning", "CPU high")
     const p = [pattern({ effect: "cpu_high", conditions: { hour_range: [9, 17] } })]
     // 12:00 UTC is 08:00 in New York (EDT): outside; 14:00 UTC is 10:00: inside.
-    assert.isFalse(Collator.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z"), { timezone: "America/New_York" }))
-    assert.isTrue(Collator.matchesPattern(cpu, p, at("2026-03-20T14:00:00Z"), { timezone: "America/New_York" }))
+    assert.isFalse(Pattern.matchesPattern(cpu, p, at("2026-03-20T12:00:00Z"), { timezone: "America/New_York" }))
+    assert.isTrue(Pattern.matchesPattern(cpu, p, at("2026-03-20T14:00:00Z"), { timezone: "America/New_York" }))
     // Saturday 02:00 UTC is still Friday evening in New York.
     const friday = [pattern({ effect: "cpu_high", conditions: { day_of_week: "friday" } })]
-    assert.isFalse(Collator.matchesPattern(cpu, friday, at("2026-03-21T02:00:00Z")))
-    assert.isTrue(Collator.matchesPattern(cpu, friday, at("2026-03-21T02:00:00Z"), { timezone: "America/New_York" }))
+    assert.isFalse(Pattern.matchesPattern(cpu, friday, at("2026-03-21T02:00:00Z")))
+    assert.isTrue(Pattern.matchesPattern(cpu, friday, at("2026-03-21T02:00:00Z"), { timezone: "America/New_York" }))
     // A pattern's own timezone wins over the owner's.
     const tokyo = [pattern({ effect: "cpu_high", conditions: { hour_range: [20, 23], timezone: "Asia/Tokyo" } })]
-    assert.isTrue(Collator.matchesPattern(cpu, tokyo, at("2026-03-20T12:00:00Z"), { timezone: "America/New_York" }))
+    assert.isTrue(Pattern.matchesPattern(cpu, tokyo, at("2026-03-20T12:00:00Z"), { timezone: "America/New_York" }))
   })
   it("heed differs: an unknown condition key makes the pattern never match (upstream treats it as true)", () => {
     const cpu = alert("nas", "cpu_high", "warning", "CPU high")
+    assert.isFalse(Pattern.matchesPattern(cpu, [pattern({ effect: "cpu_high", conditions: { weather: "rain" } })], NOW))
     assert.isFalse(
-      Collator.matchesPattern(cpu, [pattern({ effect: "cpu_high", conditions: { weather: "rain" } })], NOW)
-    )
-    assert.isFalse(
-      Collator.matchesPattern(cpu, [pattern({ effect: "cpu_high", conditions: { hour_range: [9, 99] } })], NOW)
+      Pattern.matchesPattern(cpu, [pattern({ effect: "cpu_high", conditions: { hour_range: [9, 99] } })], NOW)
     )
   })
   it("validateConditions names the key and suggests the closest known one", () => {
-    const problem = Collator.validateConditions({ hour_rnage: [9, 17] })
+    const problem = Pattern.validateConditions({ hour_rnage: [9, 17] })
     assert.strictEqual(problem?.key, "hour_rnage")
     assert.strictEqual(problem?.suggestion, "hour_range")
-    assert.isUndefined(Collator.validateConditions({ day_of_week: ["saturday", "Sunday"], hour_range: [22, 6] }))
-    assert.strictEqual(Collator.validateConditions({ day_of_week: "funday" })?.key, "day_of_week")
-    assert.strictEqual(Collator.validateConditions({ timezone: "Mars/Olympus" })?.key, "timezone")
+    assert.isUndefined(Pattern.validateConditions({ day_of_week: ["saturday", "Sunday"], hour_range: [22, 6] }))
+    assert.strictEqual(Pattern.validateConditions({ day_of_week: "funday" })?.key, "day_of_week")
+    assert.strictEqual(Pattern.validateConditions({ timezone: "Mars/Olympus" })?.key, "timezone")
   })
 })
 
@@ -160,21 +158,21 @@ describe("Collator.composeSummary / composeMention (upstream)", () => {
   const base = { critical: [], warning: [], stale: [], upcoming: 0, intentions: 0 }
   it("all clear: plural and singular", () => {
     assert.strictEqual(
-      Collator.composeSummary({ ...base, attention_needed: false, source_count: 2 }),
+      Mention.composeSummary({ ...base, attention_needed: false, source_count: 2 }),
       "All clear across 2 sources."
     )
     assert.strictEqual(
-      Collator.composeSummary({ ...base, attention_needed: false, source_count: 1 }),
+      Mention.composeSummary({ ...base, attention_needed: false, source_count: 1 }),
       "All clear across 1 source."
     )
   })
   it("warning, critical and stale wording; K counts sources", () => {
     assert.strictEqual(
-      Collator.composeSummary({ ...base, attention_needed: true, source_count: 3, warning: ["nas"] }),
+      Mention.composeSummary({ ...base, attention_needed: true, source_count: 3, warning: ["nas"] }),
       "1 warning on nas."
     )
     assert.strictEqual(
-      Collator.composeSummary({
+      Mention.composeSummary({
         ...base,
         attention_needed: true,
         source_count: 5,
@@ -188,7 +186,7 @@ describe("Collator.composeSummary / composeMention (upstream)", () => {
     )
   })
   it("mention: CRITICAL, STALE, FYI, upcoming and INTENTION", () => {
-    const mention = Collator.composeMention({
+    const mention = Mention.composeMention({
       sources: {
         a: { status: "critical", last_report: null, headline: "RAID degraded" },
         b: { status: "stale", last_report: null, headline: "b has not reported in 300s" },
@@ -424,7 +422,7 @@ describe("Collator.generate: the seed's example briefings (read with explain: tr
       upcoming: [],
       attention_needed: false
     })
-    assert.isBelow(countO200k(toCompactJson(briefing)), 200)
+    assert.isBelow(TokenCounter.countO200k(TokenCounter.toCompactJson(briefing)), 200)
   })
 
   it("qBittorrent stopped + calendar, field for field (summary and mention from upstream's templates)", () => {
@@ -511,7 +509,7 @@ describe("Collator.generate: the seed's example briefings (read with explain: tr
         "FYI: Q3 planning with Sarah in 40 min — 3 unresolved items from last thread. " +
         "UPCOMING in 25 min: Q3 planning — leave in 25 min (traffic +15 min)"
     )
-    assert.isBelow(countO200k(toCompactJson(briefing)), 500)
+    assert.isBelow(TokenCounter.countO200k(TokenCounter.toCompactJson(briefing)), 500)
   })
 })
 
@@ -779,7 +777,7 @@ describe("Collator.generate: token budget", () => {
     const statuses = Array.from({ length: 1000 }, (_, i) => status(`host-${i}`))
     const result = Collator.generate(snapshot({ statuses }), NOW)
     assert.isBelow(result.tokens, 200)
-    assert.strictEqual(result.tokens, countO200k(toCompactJson(result.briefing)))
+    assert.strictEqual(result.tokens, TokenCounter.countO200k(TokenCounter.toCompactJson(result.briefing)))
     assert.strictEqual(result.briefing.ok_sources, 1000)
     assert.strictEqual(result.briefing.summary, "All clear across 1000 sources.")
   })
@@ -906,7 +904,7 @@ describe("Collator.generate: properties", () => {
             ...supEntries.filter((e) => e.source === "")
           ]
           assert.strictEqual(
-            Collator.isSuppressed(entries[i] as Entry, ordered, NOW),
+            Suppression.isSuppressed(entries[i] as Entry.Entry, ordered, NOW),
             oracleSuppressed(a, sups, `alert ${a.id}`)
           )
         }
@@ -951,7 +949,7 @@ describe("Collator.generate: properties", () => {
     fc.assert(
       fc.property(snapshotArb, (snap) => {
         const { briefing, tokens } = Collator.generate(snap, NOW)
-        const counted = countO200k(toCompactJson(briefing))
+        const counted = TokenCounter.countO200k(TokenCounter.toCompactJson(briefing))
         assert.strictEqual(tokens, counted)
         assert.isBelow(counted, briefing.attention_needed ? 500 : 200)
       }),
@@ -1068,7 +1066,7 @@ describe("Collator.generate: budgets are strict (under 200 / under 500)", () => 
     )
     const { briefing, tokens } = Collator.generate(snapshot({ alerts }), NOW)
     assert.isBelow(tokens, 500)
-    assert.isBelow(countO200k(toCompactJson(briefing)), 500)
+    assert.isBelow(TokenCounter.countO200k(TokenCounter.toCompactJson(briefing)), 500)
   })
 
   it("an explicit budget is an exclusive upper bound", () => {
@@ -1086,11 +1084,11 @@ describe("Collator: malformed pattern conditions never match", () => {
       const cpu = alert("nas", "cpu_high", "warning", "CPU high")
       const bad = pattern({ effect: "cpu_high" })
       const malformed = { ...bad, data: { ...bad.data, conditions } }
-      assert.isFalse(Collator.matchesPattern(cpu, [malformed], NOW))
+      assert.isFalse(Pattern.matchesPattern(cpu, [malformed], NOW))
       const { briefing } = Collator.generate(snapshot({ alerts: [cpu], patterns: [malformed] }), NOW)
       assert.strictEqual(briefing.evaluation.pattern_matched, 0)
       assert.strictEqual(briefing.sources.nas?.status, "warning")
-      assert.isDefined(Collator.validateConditions(conditions))
+      assert.isDefined(Pattern.validateConditions(conditions))
     })
   }
 })
@@ -1123,7 +1121,7 @@ describe("Collator.generate: invalid input fails with CollatorInputError", () =>
 
   it("isSuppressed and matchesPattern reject an invalid Date and an unknown timezone too", () => {
     const cpu = alert("nas", "cpu_high", "warning", "CPU high")
-    assert.throws(() => Collator.isSuppressed(cpu, [], new Date(Number.NaN)), /now/)
-    assert.throws(() => Collator.matchesPattern(cpu, [], NOW, { timezone: "Nowhere/Land" }), /timezone/)
+    assert.throws(() => Suppression.isSuppressed(cpu, [], new Date(Number.NaN)), /now/)
+    assert.throws(() => Pattern.matchesPattern(cpu, [], NOW, { timezone: "Nowhere/Land" }), /timezone/)
   })
 })

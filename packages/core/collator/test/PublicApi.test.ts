@@ -3,17 +3,9 @@
  * using every name exactly as the issue text writes it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import {
-  Awareness,
-  AwarenessError,
-  AwarenessTools,
-  Briefing,
-  Collator,
-  Entry,
-  Store,
-  StoreContract
-} from "@heed/collator"
-import { countO200k, toCompactJson } from "@heed/schema"
+import { Awareness, AwarenessError, AwarenessTools, Briefing, Collator, Entry, Pattern, Store } from "@heed/collator"
+import { StoreContract } from "@heed/collator/testing"
+import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Schema } from "effect"
 import type * as Context from "effect/Context"
 import { TestClock } from "effect/testing"
@@ -31,11 +23,11 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/
 
 let n = 0
 const entry = (
-  type: Entry["type"],
+  type: Entry.Entry["type"],
   source: string,
   data: Record<string, unknown>,
-  extra: Partial<Entry> = {}
-): Entry => ({
+  extra: Partial<Entry.Entry> = {}
+): Entry.Entry => ({
   id: `${type}-${++n}`,
   type,
   source,
@@ -47,7 +39,7 @@ const entry = (
   data,
   ...extra
 })
-const statusEntry = (source: string, extra: Partial<Entry> = {}, ttl = 120) =>
+const statusEntry = (source: string, extra: Partial<Entry.Entry> = {}, ttl = 120) =>
   entry("status", source, { metrics: {}, ttl_sec: ttl }, extra)
 const alertEntry = (
   source: string,
@@ -55,9 +47,9 @@ const alertEntry = (
   level: "warning" | "critical",
   message: string,
   data: Record<string, unknown> = {},
-  extra: Partial<Entry> = {}
+  extra: Partial<Entry.Entry> = {}
 ) => entry("alert", source, { alert_id, level, alert_type: "threshold", message, resolved: false, ...data }, extra)
-const suppressionEntry = (source: string, data: Record<string, unknown>, extra: Partial<Entry> = {}) =>
+const suppressionEntry = (source: string, data: Record<string, unknown>, extra: Partial<Entry.Entry> = {}) =>
   entry(
     "suppression",
     source,
@@ -87,13 +79,13 @@ const snapshot = (parts: Partial<Collator.Snapshot> = {}): Collator.Snapshot => 
 // ---------------------------------------------------------------------------------------------------------------
 // Awareness fixtures
 
-const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
+const TestLayer = Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(START)
-  return yield* Awareness
+  return yield* Awareness.Awareness
 })
 const instance = Effect.gen(function* () {
-  return yield* Awareness
+  return yield* Awareness.Awareness
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -101,18 +93,18 @@ const instance = Effect.gen(function* () {
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 const typeCheck = <T extends true>(value: T): T => value
-typeCheck<Equals<Layer.Services<typeof Awareness.layer>, Store>>(true)
-typeCheck<Equals<Layer.Services<typeof Store.layerMemory>, never>>(true)
-typeCheck<Equals<Layer.Error<typeof Store.layerMemory>, never>>(true)
-typeCheck<Equals<Layer.Success<typeof Awareness.layer>, Awareness>>(true)
-typeCheck<Equals<Context.Service.Identifier<typeof Store>, Store>>(true)
+typeCheck<Equals<Layer.Services<typeof Awareness.Awareness.layer>, Store.Store>>(true)
+typeCheck<Equals<Layer.Services<typeof Store.Store.layerMemory>, never>>(true)
+typeCheck<Equals<Layer.Error<typeof Store.Store.layerMemory>, never>>(true)
+typeCheck<Equals<Layer.Success<typeof Awareness.Awareness.layer>, Awareness.Awareness>>(true)
+typeCheck<Equals<Context.Service.Identifier<typeof Store.Store>, Store.Store>>(true)
 
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("PublicApi: Entry", () => {
   it.effect("decodes upstream's JSON envelope; timestamps stay ISO 8601 strings; data holds the per-type fields", () =>
     Effect.gen(function* () {
-      const decoded = yield* Schema.decodeUnknownEffect(Entry)({
+      const decoded = yield* Schema.decodeUnknownEffect(Entry.Entry)({
         id: "5b0f6c1e-0000-4000-8000-000000000001",
         type: "intention",
         source: "personal",
@@ -129,19 +121,19 @@ describe("PublicApi: Entry", () => {
       assert.strictEqual(decoded.expires, "2026-04-18T15:00:00Z")
       assert.isNull(decoded.deleted)
       assert.isNull(decoded.logical_key ?? null)
-      const data = yield* Schema.decodeUnknownEffect(Entry.IntentionData)(decoded.data)
+      const data = yield* Schema.decodeUnknownEffect(Entry.Entry.IntentionData)(decoded.data)
       assert.strictEqual(data.deliver_at, "2026-03-19T18:00:00Z")
       assert.strictEqual(data.urgency, "normal")
       assert.strictEqual(data.learned_from, "conversation")
       // The envelope round-trips to the same JSON.
-      const encoded = yield* Schema.encodeEffect(Entry)(decoded)
+      const encoded = yield* Schema.encodeEffect(Entry.Entry)(decoded)
       assert.strictEqual(encoded.created, "2026-03-19T15:00:00Z")
     })
   )
 
   it.effect("envelope defaults: tags [], updated/expires/deleted null, data {}", () =>
     Effect.gen(function* () {
-      const decoded = yield* Schema.decodeUnknownEffect(Entry)({
+      const decoded = yield* Schema.decodeUnknownEffect(Entry.Entry)({
         id: "x",
         type: "note",
         source: "s",
@@ -157,9 +149,9 @@ describe("PublicApi: Entry", () => {
 
   it.effect("per-type data schemas for all eight types, with upstream field names and defaults", () =>
     Effect.gen(function* () {
-      const status = yield* Schema.decodeUnknownEffect(Entry.StatusData)({ metrics: { cpu_pct: 3 } })
+      const status = yield* Schema.decodeUnknownEffect(Entry.Entry.StatusData)({ metrics: { cpu_pct: 3 } })
       assert.strictEqual(status.ttl_sec, 120)
-      const alert = yield* Schema.decodeUnknownEffect(Entry.AlertData)({
+      const alert = yield* Schema.decodeUnknownEffect(Entry.Entry.AlertData)({
         alert_id: "cpu",
         level: "critical",
         alert_type: "baseline",
@@ -167,27 +159,27 @@ describe("PublicApi: Entry", () => {
       })
       assert.strictEqual(alert.resolved, false)
       assert.strictEqual(alert.alert_type, "baseline")
-      const pattern = yield* Schema.decodeUnknownEffect(Entry.PatternData)({ description: "d" })
+      const pattern = yield* Schema.decodeUnknownEffect(Entry.Entry.PatternData)({ description: "d" })
       assert.deepStrictEqual(pattern.conditions, {})
       assert.strictEqual(pattern.effect, "")
       assert.strictEqual(pattern.learned_from, "conversation")
-      const suppression = yield* Schema.decodeUnknownEffect(Entry.SuppressionData)({})
+      const suppression = yield* Schema.decodeUnknownEffect(Entry.Entry.SuppressionData)({})
       assert.isNull(suppression.metric)
       assert.strictEqual(suppression.suppress_level, "warning")
       assert.isTrue(suppression.escalation_override)
       assert.strictEqual(suppression.reason, "")
-      const context = yield* Schema.decodeUnknownEffect(Entry.ContextData)({ description: "c" })
+      const context = yield* Schema.decodeUnknownEffect(Entry.Entry.ContextData)({ description: "c" })
       assert.strictEqual(context.description, "c")
-      const preference = yield* Schema.decodeUnknownEffect(Entry.PreferenceData)({ key: "k", value: "v" })
+      const preference = yield* Schema.decodeUnknownEffect(Entry.Entry.PreferenceData)({ key: "k", value: "v" })
       assert.strictEqual(preference.scope, "global")
-      const note = yield* Schema.decodeUnknownEffect(Entry.NoteData)({ description: "d" })
+      const note = yield* Schema.decodeUnknownEffect(Entry.Entry.NoteData)({ description: "d" })
       assert.strictEqual(note.content_type, "text/plain")
       assert.strictEqual(note.learned_from, "conversation")
-      const intention = yield* Schema.decodeUnknownEffect(Entry.IntentionData)({ goal: "g" })
+      const intention = yield* Schema.decodeUnknownEffect(Entry.Entry.IntentionData)({ goal: "g" })
       assert.strictEqual(intention.state, "pending")
       assert.strictEqual(intention.urgency, "normal")
       const badLevel = yield* Effect.flip(
-        Schema.decodeUnknownEffect(Entry.AlertData)({ alert_id: "a", level: "fatal", message: "m" })
+        Schema.decodeUnknownEffect(Entry.Entry.AlertData)({ alert_id: "a", level: "fatal", message: "m" })
       )
       assert.include(badLevel.message, "level")
     })
@@ -204,7 +196,7 @@ describe("PublicApi: Entry", () => {
         tags: [],
         deliver_at: "2026-03-21T09:00:00+01:00"
       })
-      const store = yield* Store
+      const store = yield* Store.Store
       const all = yield* store.query({})
       assert.lengthOf(all, 2)
       for (const stored of all) {
@@ -255,11 +247,11 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
       assert.deepStrictEqual(briefing.fired_intentions, [
         { id: fired[0]?.id ?? "", goal: "Call Bob", source: "personal", tags: [] }
       ])
-      const decoded = yield* Schema.decodeUnknownEffect(Briefing)(JSON.parse(JSON.stringify(briefing)))
+      const decoded = yield* Schema.decodeUnknownEffect(Briefing.Briefing)(JSON.parse(JSON.stringify(briefing)))
       assert.deepStrictEqual(decoded, briefing)
       // The schema lists upstream's fields.
       for (const field of ["generated", "staleness_sec", "summary", "fired_intentions", "suggested_mention"]) {
-        assert.property(Briefing.fields, field)
+        assert.property(Briefing.Briefing.fields, field)
       }
     })
   )
@@ -315,7 +307,10 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
   it("countTokens defaults to o200k over the compact JSON of the briefing; a custom counter sees that JSON", () => {
     const snap = snapshot({ statuses: [statusEntry("a"), statusEntry("b"), statusEntry("c")] })
     const result = Collator.generate(snap, NOW)
-    assert.strictEqual((result as { tokens?: number }).tokens, countO200k(toCompactJson(result.briefing)))
+    assert.strictEqual(
+      (result as { tokens?: number }).tokens,
+      TokenCounter.countO200k(TokenCounter.toCompactJson(result.briefing))
+    )
     const seen: Array<string> = []
     const custom = Collator.generate(snap, NOW, {
       countTokens: (text) => {
@@ -324,7 +319,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
       }
     })
     assert.isAbove(seen.length, 0)
-    assert.strictEqual(seen[seen.length - 1], toCompactJson(custom.briefing))
+    assert.strictEqual(seen[seen.length - 1], TokenCounter.toCompactJson(custom.briefing))
     assert.notInclude(seen[seen.length - 1] ?? "", "\n")
   })
 
@@ -400,7 +395,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
     )
     assert.strictEqual(result.briefing.evaluation.pattern_matched, 0)
     assert.strictEqual(result.briefing.sources.nas?.status, "warning")
-    assert.isDefined(Collator.validateConditions({ weather: "sunny" }))
+    assert.isDefined(Pattern.validateConditions({ weather: "sunny" }))
   })
 
   it("patterns: day_of_week and overnight hour_range wraparound", () => {
@@ -520,16 +515,16 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
 
 describe("PublicApi: Store", () => {
   // The exported contract suite, run against layerMemory exactly as an adapter would run it.
-  StoreContract.run({ name: "PublicApi layerMemory", layer: Store.layerMemory, describe, it })
+  StoreContract.run({ name: "PublicApi layerMemory", layer: Store.Store.layerMemory, describe, it })
 
   it.effect("Store is a Context.Service; layerMemory needs nothing and starts empty", () =>
     Effect.gen(function* () {
-      const store = yield* Store
+      const store = yield* Store.Store
       assert.deepStrictEqual(yield* store.query({}), [])
       const before = yield* store.version
       yield* store.insert(statusEntry("nas"))
       assert.isAbove(yield* store.version, before)
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 })
 
@@ -565,7 +560,7 @@ describe("PublicApi: Awareness", () => {
     const camel = tools.map((t) => t.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()))
     assert.lengthOf(camel, 23)
     return Effect.gen(function* () {
-      const awareness = yield* Awareness
+      const awareness = yield* Awareness.Awareness
       for (const name of camel) assert.isFunction((awareness as unknown as Record<string, unknown>)[name], name)
     }).pipe(Effect.provide(TestLayer))
   })
@@ -625,7 +620,7 @@ describe("PublicApi: Awareness", () => {
           message: "m"
         })
       )
-      assert.instanceOf(error, AwarenessError)
+      assert.instanceOf(error, AwarenessError.AwarenessError)
       assert.strictEqual(error.code, "invalid_parameter")
       assert.isString(error.message)
       assert.isFalse(error.retryable)
@@ -715,8 +710,8 @@ describe("PublicApi: Awareness", () => {
   it.effect("intentions fire exactly once under concurrent briefing reads", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
       yield* one.remind({ goal: "Call Bob", source: "personal", tags: [], deliver_at: "2026-03-20T11:59:00Z" })
       const briefings = yield* Effect.all(
         Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).getBriefing()),
@@ -729,7 +724,7 @@ describe("PublicApi: Awareness", () => {
       assert.lengthOf(fired.entries, 1)
       const firedData = (fired.entries[0]?.data ?? {}) as Record<string, unknown>
       assert.strictEqual(firedData.state_reason, "Delivered via briefing")
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 
   it.effect("clear_suppression brings the alert back at once", () =>
@@ -897,7 +892,7 @@ describe("PublicApi: Awareness", () => {
   it("all clear stays under 200 tokens however many sources exist", () => {
     const statuses = Array.from({ length: 2000 }, (_, i) => statusEntry(`host-with-a-longish-name-${i}`))
     const { briefing } = Collator.generate(snapshot({ statuses }), NOW)
-    const tokens = countO200k(toCompactJson(briefing))
+    const tokens = TokenCounter.countO200k(TokenCounter.toCompactJson(briefing))
     assert.isBelow(tokens, 200)
     assert.strictEqual(briefing.summary, "All clear across 2000 sources.")
     assert.isFalse(briefing.attention_needed)
@@ -912,7 +907,7 @@ describe("PublicApi: Awareness", () => {
     ]
     const intentions = Array.from({ length: 3 }, (_, i) => intentionEntry(`Reminder ${i}`, ago(60)))
     const { briefing, fired } = Collator.generate(snapshot({ alerts, intentions }), NOW)
-    const tokens = countO200k(toCompactJson(briefing))
+    const tokens = TokenCounter.countO200k(TokenCounter.toCompactJson(briefing))
     assert.isBelow(tokens, 500)
     assert.strictEqual(briefing.active_alerts, 2003)
     const shown = Object.values(briefing.sources)
@@ -936,18 +931,21 @@ describe("PublicApi: Awareness", () => {
       }),
       NOW
     )
-    assert.isBelow(countO200k(toCompactJson(briefing)), 500)
+    assert.isBelow(TokenCounter.countO200k(TokenCounter.toCompactJson(briefing)), 500)
     assert.isTrue(briefing.attention_needed)
   })
 
   it.effect("Awareness.layerWith configures the horizon", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ upcomingHorizonMinutes: 24 * 60 * 8 }))
+      const awareness = yield* Effect.provide(
+        instance,
+        Awareness.Awareness.layerWith({ upcomingHorizonMinutes: 24 * 60 * 8 })
+      )
       yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
       assert.deepStrictEqual((yield* awareness.getBriefing()).upcoming, [
         { source: "gcal", summary: "Next week", deliver_at: "2026-03-27T12:00:00Z", in_minutes: 7 * 24 * 60 }
       ])
-    }).pipe(Effect.provide(Store.layerMemory))
+    }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 })

@@ -1,26 +1,27 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { matchesFilter, Store, StoreContract } from "../src/index.ts"
+import { Store } from "../src/index.ts"
+import { StoreContract } from "../src/testing/index.ts"
 
-StoreContract.run({ name: "layerMemory", layer: Store.layerMemory, describe, it })
+StoreContract.run({ name: "layerMemory", layer: Store.Store.layerMemory, describe, it })
 
 describe("Store.layerMemory", () => {
   it.effect("each build starts empty", () =>
     Effect.gen(function* () {
       const first = yield* Effect.provide(
         Effect.gen(function* () {
-          const store = yield* Store
+          const store = yield* Store.Store
           yield* store.insert(StoreContract.makeEntry({ id: "x" }))
           return (yield* store.query({})).length
         }),
-        Store.layerMemory
+        Store.Store.layerMemory
       )
       const second = yield* Effect.provide(
         Effect.gen(function* () {
-          const store = yield* Store
+          const store = yield* Store.Store
           return yield* store.query({})
         }),
-        Store.layerMemory
+        Store.Store.layerMemory
       )
       assert.strictEqual(first, 1)
       assert.strictEqual(second.length, 0)
@@ -29,7 +30,7 @@ describe("Store.layerMemory", () => {
 
   it("matchesFilter treats a missing data field as null", () => {
     const entry = StoreContract.makeEntry({ id: "a", data: { x: 1 } })
-    assert.isTrue(matchesFilter(entry, { data: { x: 1, y: null } }))
-    assert.isFalse(matchesFilter(entry, { data: { x: 2 } }))
+    assert.isTrue(Store.matchesFilter(entry, { data: { x: 1, y: null } }))
+    assert.isFalse(Store.matchesFilter(entry, { data: { x: 2 } }))
   })
 })

@@ -13,7 +13,7 @@ export const ahead = (seconds: number, from: Date = NOW): string => iso(from.get
 let counter = 0
 const nextId = (prefix: string) => `${prefix}-${++counter}`
 
-const base = (type: Entry["type"], source: string, fields: Partial<Entry>): Entry => ({
+const base = (type: Entry.Entry["type"], source: string, fields: Partial<Entry.Entry>): Entry.Entry => ({
   id: nextId(type),
   type,
   source,
@@ -29,7 +29,7 @@ const base = (type: Entry["type"], source: string, fields: Partial<Entry>): Entr
 export const status = (
   source: string,
   options: { age?: number; ttl?: number; headline?: string; data?: Record<string, unknown> } = {}
-): Entry =>
+): Entry.Entry =>
   base("status", source, {
     created: ago(options.age ?? 10),
     data: {
@@ -46,7 +46,7 @@ export const alert = (
   level: "info" | "warning" | "critical",
   message: string,
   options: { data?: Record<string, unknown>; tags?: ReadonlyArray<string>; age?: number; updatedAgo?: number } = {}
-): Entry =>
+): Entry.Entry =>
   base("alert", source, {
     tags: [...(options.tags ?? [])],
     created: ago(options.age ?? 10),
@@ -65,7 +65,7 @@ export const suppression = (
     createdAgo?: number
     data?: Record<string, unknown>
   } = {}
-): Entry =>
+): Entry.Entry =>
   base("suppression", options.source ?? "", {
     tags: [...(options.tags ?? [])],
     created: ago(options.createdAgo ?? 60),
@@ -81,7 +81,7 @@ export const suppression = (
 
 export const pattern = (
   options: { source?: string; conditions?: Record<string, unknown>; effect?: string; description?: string } = {}
-): Entry =>
+): Entry.Entry =>
   base("pattern", options.source ?? "", {
     data: {
       description: options.description ?? "a learned pattern",
@@ -94,7 +94,7 @@ export const pattern = (
 export const intention = (
   goal: string,
   options: { source?: string; deliverIn?: number; state?: string; urgency?: string; tags?: ReadonlyArray<string> } = {}
-): Entry =>
+): Entry.Entry =>
   base("intention", options.source ?? "personal", {
     tags: [...(options.tags ?? [])],
     data: {

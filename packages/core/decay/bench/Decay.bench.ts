@@ -1,4 +1,4 @@
-import { record, run } from "@heed/bench"
+import { Bench } from "@heed/bench"
 import { TokenCounter } from "@heed/schema"
 import { Effect } from "effect"
 import type { Session } from "../src/index.ts"
@@ -28,7 +28,7 @@ const expansions = new Map<number, number>([
   [45, 7]
 ])
 // A turn references the effort expanded the turn before (a follow-up question), otherwise talks about other things.
-const scriptTurn = (session: Session["Service"], turn: number) =>
+const scriptTurn = (session: Session.Session["Service"], turn: number) =>
   Effect.gen(function* () {
     const expand = expansions.get(turn)
     if (expand !== undefined) {
@@ -61,7 +61,7 @@ const runScript = (threshold: number) => {
 const withDecay = runScript(3)
 const neverCollapsed = runScript(1_000_000)
 
-record(
+Bench.record(
   "decay: 50-turn session, context tokens per turn",
   withDecay.rows.map((row, i) => ({
     name: `turn ${String(i + 1).padStart(2, "0")}`,
@@ -81,7 +81,7 @@ const expansionNever = sum(neverCollapsed.rows.map((r) => r.expansion))
 const contextDecay = sum(withDecay.rows.map((r) => r.context))
 const contextNever = sum(neverCollapsed.rows.map((r) => r.context))
 
-record("decay: 50-turn session, totals", [
+Bench.record("decay: 50-turn session, totals", [
   {
     name: "expansion tokens saved (target >= 80%)",
     figures: {
@@ -116,7 +116,7 @@ record("decay: 50-turn session, totals", [
 const userMessage = `User: ${prose(2000, 1)}`
 const assistantMessage = `Assistant: ${prose(2000, 2)}`
 
-const expandedSession = (counter: typeof TokenCounter.layerO200k) => {
+const expandedSession = (counter: typeof TokenCounter.TokenCounter.layerO200k) => {
   // A high threshold keeps all 200 expanded: every turn checks all of them.
   const session = buildSession(sessionLayer(200, () => 400, { decay_threshold: 1_000_000 }, counter))
   Effect.runSync(
@@ -131,10 +131,10 @@ const expandedSession = (counter: typeof TokenCounter.layerO200k) => {
   return session
 }
 
-const o200k = expandedSession(TokenCounter.layerO200k)
-const approximate = expandedSession(TokenCounter.layerApproximate)
+const o200k = expandedSession(TokenCounter.TokenCounter.layerO200k)
+const approximate = expandedSession(TokenCounter.TokenCounter.layerApproximate)
 
-await run(
+await Bench.run(
   "decay: processTurn, 200 expanded efforts, 2k-token messages",
   [
     {

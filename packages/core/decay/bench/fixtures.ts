@@ -1,6 +1,6 @@
 import { TokenCounter } from "@heed/schema"
 import { Effect, Layer } from "effect"
-import { type Effort, type LogMessage, Session, type SessionConfig, SessionStore, Summarizer } from "../src/index.ts"
+import { type Model, Session, SessionStore, Summarizer } from "../src/index.ts"
 
 const TS = "2026-11-22T00:00:00.000Z"
 
@@ -17,7 +17,7 @@ export const prose = (tokens: number, seed = 0): string => {
 }
 
 /** A concluded effort `effort-NN` whose summary and log use its own topic words. */
-export const effort = (n: number): Effort => ({
+export const effort = (n: number): Model.Effort => ({
   id: `effort-${String(n).padStart(3, "0")}`,
   status: "concluded",
   summary: `Resolved topic${n} issue: the widget${n} crashed when gadget${n} timed out; added a retry for gizmo${n}.`,
@@ -27,8 +27,8 @@ export const effort = (n: number): Effort => ({
 })
 
 /** A raw log of about `tokens` tokens about effort `n`. */
-export const effortLog = (n: number, tokens: number): Array<LogMessage> => {
-  const messages: Array<LogMessage> = []
+export const effortLog = (n: number, tokens: number): Array<Model.LogMessage> => {
+  const messages: Array<Model.LogMessage> = []
   let total = 0
   let i = 0
   while (total < tokens) {
@@ -45,17 +45,23 @@ export const effortLog = (n: number, tokens: number): Array<LogMessage> => {
 export const sessionLayer = (
   count: number,
   tokensOf: (n: number) => number,
-  config: SessionConfig,
-  counter: Layer.Layer<TokenCounter> = TokenCounter.layerO200k
+  config: Session.SessionConfig,
+  counter: Layer.Layer<TokenCounter.TokenCounter> = TokenCounter.TokenCounter.layerO200k
 ) => {
   const manifest = Array.from({ length: count }, (_, n) => effort(n))
-  const logs: Record<string, Array<LogMessage>> = {}
+  const logs: Record<string, Array<Model.LogMessage>> = {}
   for (let n = 0; n < count; n++) logs[manifest[n]!.id] = effortLog(n, tokensOf(n))
-  return Session.layer(config).pipe(
-    Layer.provide(Layer.mergeAll(SessionStore.layerMemoryWith({ manifest, logs }), Summarizer.layerExtractive, counter))
+  return Session.Session.layer(config).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        SessionStore.SessionStore.layerMemoryWith({ manifest, logs }),
+        Summarizer.Summarizer.layerExtractive,
+        counter
+      )
+    )
   )
 }
 
 /** Builds a session synchronously (memory store, so nothing is asynchronous). */
-export const buildSession = (layer: Layer.Layer<Session, unknown>): Session["Service"] =>
-  Effect.runSync(Effect.provide(Session, layer))
+export const buildSession = (layer: Layer.Layer<Session.Session, unknown>): Session.Session["Service"] =>
+  Effect.runSync(Effect.provide(Session.Session, layer))

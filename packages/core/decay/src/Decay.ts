@@ -214,7 +214,7 @@ export const thresholdOf = (state: DecayState, id: string, config: DecayConfig):
  *
  * Pure: the input state is not changed. `config` may be partial; {@link defaults} fill the rest.
  *
- * @category decay
+ * @category combinators
  * @since 0.1.0
  */
 export const check = (
@@ -236,7 +236,7 @@ export const check = (
 /**
  * {@link check} over messages already prepared with `References.prepareMessage` and a resolved config.
  *
- * @category decay
+ * @category combinators
  * @since 0.1.0
  */
 export const checkPrepared = (
@@ -399,7 +399,7 @@ const budgetPass = (
  * `summary_last_referenced_turn` and `turn − entry ≥ summary_eviction_threshold` (inclusive). Ids without an
  * entry are never evicted.
  *
- * @category decay
+ * @category combinators
  * @since 0.1.0
  */
 export const evicted = (state: DecayState, turn: number, config?: Partial<DecayConfig>): ReadonlySet<string> => {

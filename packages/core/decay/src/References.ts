@@ -58,7 +58,7 @@ const NON_WORD = /[^\p{L}\p{N}]+/u
  * Light English stemmer used for matching: folds common plural forms and a trailing `e`, so `token`/`tokens`,
  * `query`/`queries`, `cache`/`caches` and `box`/`boxes` meet. Words of 3 characters or fewer are unchanged.
  *
- * @category utilities
+ * @category combinators
  * @since 0.1.0
  */
 export const stem = (word: string): string => {
@@ -91,7 +91,7 @@ const stemCached = (word: string): string => {
  * (`auth-bug`). Keywords are returned unstemmed; {@link isReferenced} stems when matching. Empty, `null` or
  * `undefined` input gives the empty set.
  *
- * @category keywords
+ * @category combinators
  * @since 0.1.0
  */
 export const extractKeywords = (summary: string | null | undefined): ReadonlySet<string> => {
@@ -231,7 +231,7 @@ export const prepareEffort = (effortId: string, keywords: Iterable<string>): Pre
  * Whether a prepared message names the effort id on word boundaries (hyphen, underscore and space forms match
  * each other, plural forms match the singular).
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const mentionsId = (message: PreparedMessage, effort: PreparedEffort): boolean => {
@@ -256,7 +256,7 @@ export const keywordOverlap = (message: PreparedMessage, effort: PreparedEffort)
 /**
  * The prepared form of {@link isReferenced}.
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const matches = (
@@ -293,7 +293,7 @@ export interface ReferenceOptions {
  * References.isReferenced("The refresh rate is fine", "auth-bug", keywords) // false
  * ```
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const isReferenced = (

@@ -317,7 +317,7 @@ const make = (options: SessionConfig = {}) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const summarizer = yield* Summarizer
-    const counter = yield* TokenCounter
+    const counter = yield* TokenCounter.TokenCounter
     const settings = resolveSettings(options, counter)
     const core = load(yield* store.load, { settings, store, summarizer, counter })
     const lock = yield* Semaphore.make(1)
@@ -365,7 +365,7 @@ const make = (options: SessionConfig = {}) =>
  * import { Effect, Layer } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const session = yield* Session
+ *   const session = yield* Session.Session
  *   yield* session.openEffort({ name: "auth-bug" })
  *   yield* session.processTurn({ user: "401s after an hour", assistant: "The refresh token is never sent." })
  *   yield* session.closeEffort({})
@@ -373,8 +373,8 @@ const make = (options: SessionConfig = {}) =>
  *   const { decayed, banners } = yield* session.processTurn({ user: "and the weather?", assistant: "Sunny." })
  * }).pipe(
  *   Effect.provide(
- *     Session.layer().pipe(
- *       Layer.provide([SessionStore.layerMemory, Summarizer.layerExtractive, TokenCounter.layerO200k])
+ *     Session.Session.layer().pipe(
+ *       Layer.provide([SessionStore.SessionStore.layerMemory, Summarizer.Summarizer.layerExtractive, TokenCounter.TokenCounter.layerO200k])
  *     )
  *   )
  * )
@@ -387,7 +387,11 @@ export class Session extends Context.Service<Session, SessionShape>()("@heed/dec
   /** Builds the session from the stored one. */
   static readonly make = (
     config: SessionConfig = {}
-  ): Effect.Effect<SessionShape, SessionConfigError | SessionStoreError, SessionStore | Summarizer | TokenCounter> => {
+  ): Effect.Effect<
+    SessionShape,
+    SessionConfigError | SessionStoreError,
+    SessionStore | Summarizer | TokenCounter.TokenCounter
+  > => {
     const invalid = checkConfig(config)
     return invalid !== undefined ? Effect.fail(invalid) : make(config)
   }
@@ -395,6 +399,9 @@ export class Session extends Context.Service<Session, SessionShape>()("@heed/dec
   /** A layer for the given settings. */
   static readonly layer = (
     config: SessionConfig = {}
-  ): Layer.Layer<Session, SessionConfigError | SessionStoreError, SessionStore | Summarizer | TokenCounter> =>
-    Layer.effect(Session, Session.make(config))
+  ): Layer.Layer<
+    Session,
+    SessionConfigError | SessionStoreError,
+    SessionStore | Summarizer | TokenCounter.TokenCounter
+  > => Layer.effect(Session, Session.make(config))
 }

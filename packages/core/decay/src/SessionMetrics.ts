@@ -45,7 +45,7 @@ export interface DecayMetrics {
  * `avg_expansion_duration`, `manual_vs_auto_collapse`, `false_decay_rate`, `context_tokens`,
  * `expansion_tokens`, `expansion_overhead`, `savings_vs_naive`.
  *
- * @category metrics
+ * @category constants
  * @since 0.1.0
  */
 export const SessionMetrics = {

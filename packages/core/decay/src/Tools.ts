@@ -38,7 +38,7 @@ const effortTool = <const Name extends string>(name: Name, description: string, 
 /**
  * `open_effort(name)`: starts an effort and makes it active.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const OpenEffort = Tool.make("open_effort", {
@@ -56,7 +56,7 @@ export const OpenEffort = Tool.make("open_effort", {
 /**
  * `close_effort(id?)`: concludes an open effort (the active one by default) with a summary.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const CloseEffort = Tool.make("close_effort", {
@@ -72,7 +72,7 @@ export const CloseEffort = Tool.make("close_effort", {
 /**
  * `effort_status()`: lists the efforts.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const EffortStatus = Tool.make("effort_status", {
@@ -98,7 +98,7 @@ export const EffortStatus = Tool.make("effort_status", {
 /**
  * `expand_effort(id)`: loads a concluded effort's full log into the context.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const ExpandEffort = Tool.make("expand_effort", {
@@ -112,7 +112,7 @@ export const ExpandEffort = Tool.make("expand_effort", {
 /**
  * `collapse_effort(id)`: returns an expanded effort to its summary.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const CollapseEffort = effortTool(
@@ -124,7 +124,7 @@ export const CollapseEffort = effortTool(
 /**
  * `switch_effort(id)`: makes another open effort the active one.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const SwitchEffort = effortTool("switch_effort", "Make another open effort the active one.", "switched")
@@ -132,7 +132,7 @@ export const SwitchEffort = effortTool("switch_effort", "Make another open effor
 /**
  * `search_efforts(query)`: finds concluded efforts, best match first.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const SearchEfforts = Tool.make("search_efforts", {
@@ -149,7 +149,7 @@ export const SearchEfforts = Tool.make("search_efforts", {
 /**
  * `reopen_effort(id)`: reopens a concluded effort as the active one.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const ReopenEffort = Tool.make("reopen_effort", {
@@ -163,7 +163,7 @@ export const ReopenEffort = Tool.make("reopen_effort", {
 /**
  * The eight effort tools.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const toolkit = Toolkit.make(

@@ -18,7 +18,13 @@ export * as Banner from "./Banner.ts"
  */
 export * as Decay from "./Decay.ts"
 
-export * from "./Model.ts"
+/**
+ * The data of one session, in CCM's file format: manifest entries, log lines, the expansion state (`expanded.json`) and
+ * the session state (`session_state.json`). heed's extra fields are optional, so files written by CCM load unchanged.
+ *
+ * @since 0.1.0
+ */
+export * as Model from "./Model.ts"
 
 /**
  * Reference detection: `References.extractKeywords(summary)` and
@@ -28,11 +34,28 @@ export * from "./Model.ts"
  */
 export * as References from "./References.ts"
 
-export * from "./Session.ts"
+/**
+ * One conversation's efforts: the effort tools (open, close, status, expand, collapse, switch, search, reopen),
+ * per-turn salience decay with banners and metrics, and the assembly of the working context.
+ *
+ * @since 0.1.0
+ */
+export * as Session from "./Session.ts"
 
-export * from "./SessionStore.ts"
+/**
+ * The storage port of a session. `SessionStore.layerMemory` keeps everything in memory;
+ * `SessionStore.layerFile(directory)` reads and writes CCM's session directory on Effect's `FileSystem`:
+ *
+ * @since 0.1.0
+ */
+export * as SessionStore from "./SessionStore.ts"
 
-export * from "./Summarizer.ts"
+/**
+ * The summarizer port used when an effort closes.
+ *
+ * @since 0.1.0
+ */
+export * as Summarizer from "./Summarizer.ts"
 
 /**
  * The eight effort tools as `effect/ai` Tool definitions, their toolkit and handlers.

@@ -3,8 +3,8 @@
  * used exactly as issue 6 writes it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Decay, References, Session, type SessionShape, SessionStore, Summarizer, Tools } from "@heed/decay"
-import { countO200k, TokenCounter } from "@heed/schema"
+import { Decay, References, Session, SessionStore, Summarizer, Tools } from "@heed/decay"
+import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Metric, Stream } from "effect"
 import { LanguageModel, Tool } from "effect/ai"
 import * as fc from "fast-check"
@@ -12,9 +12,15 @@ import * as fc from "fast-check"
 const AUTH_SUMMARY = "Fixed 401 errors: refresh tokens never auto-called. Added axios interceptor."
 const PERF_SUMMARY = "Dashboard query was slow because of a missing JOIN index; added the index."
 
-const live = (config?: Parameters<typeof Session.layer>[0]) =>
-  Session.layer(config).pipe(
-    Layer.provide(Layer.mergeAll(SessionStore.layerMemory, Summarizer.layerExtractive, TokenCounter.layerO200k))
+const live = (config?: Parameters<typeof Session.Session.layer>[0]) =>
+  Session.Session.layer(config).pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        SessionStore.SessionStore.layerMemory,
+        Summarizer.Summarizer.layerExtractive,
+        TokenCounter.TokenCounter.layerO200k
+      )
+    )
   )
 
 const LONG_USER = "The login keeps failing with 401 errors after an hour; the refresh token is never sent by axios."
@@ -23,7 +29,7 @@ const LONG_ASSISTANT =
   "and retries the original request; queue concurrent requests while the refresh is in flight."
 
 /** Builds a concluded effort through the tools only: open, one exchange, close (the closing turn logs too). */
-const conclude = (session: SessionShape, id: string, user = LONG_USER, assistant = LONG_ASSISTANT) =>
+const conclude = (session: Session.SessionShape, id: string, user = LONG_USER, assistant = LONG_ASSISTANT) =>
   Effect.gen(function* () {
     yield* session.openEffort({ name: id })
     yield* session.processTurn({ user, assistant })
@@ -32,7 +38,7 @@ const conclude = (session: SessionShape, id: string, user = LONG_USER, assistant
     return closed
   })
 
-const unrelated = (session: SessionShape, n: number) =>
+const unrelated = (session: Session.SessionShape, n: number) =>
   Effect.gen(function* () {
     const out = []
     for (let i = 0; i < n; i++) {
@@ -157,7 +163,7 @@ describe("Decay.check (public API)", () => {
 describe("Session (public API)", () => {
   it.effect("tool replies are shaped like upstream's", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       assert.deepStrictEqual(yield* session.effortStatus(), { efforts: [], message: "No efforts yet." })
       assert.deepStrictEqual(yield* session.openEffort({ name: "auth-bug" }), {
         status: "opened",
@@ -203,7 +209,7 @@ describe("Session (public API)", () => {
 
   it.effect("upstream error texts", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       assert.strictEqual((yield* Effect.flip(session.closeEffort())).message, "No active effort to close.")
       assert.strictEqual(
         (yield* Effect.flip(session.expandEffort({ id: "ghost" }))).message,
@@ -241,7 +247,7 @@ describe("Session (public API)", () => {
 
   it.effect("duplicate effort ids are rejected with a clear error", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "auth-bug" })
       const error = yield* Effect.flip(session.openEffort({ name: "auth-bug" }))
       assert.strictEqual(error._tag, "DuplicateEffortId")
@@ -253,7 +259,7 @@ describe("Session (public API)", () => {
 
   it.effect("seed proof run: expand, reference, 3 unrelated turns, auto-collapse at the threshold, re-expand", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(session, "auth-bug")
       yield* conclude(
         session,
@@ -262,7 +268,9 @@ describe("Session (public API)", () => {
         "Add a composite index for the JOIN on customer_id and created_at; the query drops to 40 ms."
       )
       const tokens = () =>
-        Effect.map(session.buildContext(), (messages) => messages.reduce((n, m) => n + countO200k(m.content), 0))
+        Effect.map(session.buildContext(), (messages) =>
+          messages.reduce((n, m) => n + TokenCounter.countO200k(m.content), 0)
+        )
       const baseline = yield* tokens()
       const expand = yield* session.expandEffort({ id: "auth-bug" })
       const t1 = yield* session.processTurn({ user: "Show me the auth-bug details", assistant: "Here they are." })
@@ -306,7 +314,7 @@ describe("Session (public API)", () => {
 
   it.effect("open efforts never decay and decay_threshold is configurable per session", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(session, "auth-bug")
       yield* session.openEffort({ name: "wip" })
       // Expanded during turn 3 (turns 1-2 built the effort); threshold 5: collapses at the end of turn 8.
@@ -323,7 +331,7 @@ describe("Session (public API)", () => {
 
   it.effect("re-expanded within 2 turns of an auto-collapse, the effort stays longer", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(session, "auth-bug")
       yield* session.expandEffort({ id: "auth-bug" })
       const first = yield* unrelated(session, 4)
@@ -339,7 +347,7 @@ describe("Session (public API)", () => {
 
   it.effect("tokens_loaded counts content tokens; the closing exchange is in the summary", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "auth-bug" })
       yield* session.processTurn({ user: LONG_USER, assistant: LONG_ASSISTANT })
       yield* session.closeEffort({})
@@ -350,7 +358,7 @@ describe("Session (public API)", () => {
       const expanded = yield* session.expandEffort({ id: "auth-bug" })
       const context = yield* session.buildContext()
       const logged = context.filter((m) => m.role !== "system")
-      const content = logged.reduce((n, m) => n + countO200k(m.content), 0)
+      const content = logged.reduce((n, m) => n + TokenCounter.countO200k(m.content), 0)
       assert.strictEqual(expanded.tokens_loaded, content)
       // The summary was made again after the closing exchange was logged, and covers it.
       const summary = (yield* session.effortStatus()).efforts[0]!.summary!
@@ -358,12 +366,12 @@ describe("Session (public API)", () => {
       assert.include(summary, LONG_USER)
     }).pipe(
       Effect.provide(
-        Session.layer().pipe(
+        Session.Session.layer().pipe(
           Layer.provide(
             Layer.mergeAll(
-              SessionStore.layerMemory,
-              TokenCounter.layerO200k,
-              Layer.succeed(Summarizer, {
+              SessionStore.SessionStore.layerMemory,
+              TokenCounter.TokenCounter.layerO200k,
+              Layer.succeed(Summarizer.Summarizer, {
                 summarize: (input) => Effect.succeed(input.messages.map((m) => m.content).join(" | "))
               })
             )
@@ -375,7 +383,7 @@ describe("Session (public API)", () => {
 
   it.effect("buildContext order: system, ambient, expanded, open non-active, active last", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.processTurn({ user: "ambient hello", assistant: "ambient hi" })
       yield* conclude(session, "done")
       yield* session.openEffort({ name: "side" })
@@ -401,7 +409,7 @@ describe("Session (public API)", () => {
 
   it.effect("under token_budget, the largest idle expansion collapses first", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(session, "small", "lint rule question?", "Enable the rule.")
       yield* conclude(session, "large", LONG_USER.repeat(6), LONG_ASSISTANT.repeat(6))
       yield* conclude(session, "medium", LONG_USER, LONG_ASSISTANT)
@@ -418,7 +426,7 @@ describe("Session (public API)", () => {
 
   it.effect("a tool call and its result are never split by the ambient window", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       for (let i = 0; i < 12; i++) {
         yield* session.processTurn({
           user: `question ${i}`,
@@ -440,7 +448,7 @@ describe("Session (public API)", () => {
     "summary eviction: a summary unreferenced for 20 turns leaves the system prompt, search still finds it",
     () =>
       Effect.gen(function* () {
-        const session = yield* Session
+        const session = yield* Session.Session
         yield* conclude(session, "sailing-trip", "Plan the coastal sailing trip tides.", "Leave at high tide, 9 am.")
         assert.include((yield* session.buildContext())[0]!.content, "- sailing-trip: ")
         // Last referenced at turn 2 (the closing turn's banner names it): still shown for turn 21 (21 − 2 = 19),
@@ -459,7 +467,7 @@ describe("Session (public API)", () => {
 
   it.effect("searchEfforts ranks by rarity-weighted overlap", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(
         session,
         "common",
@@ -479,7 +487,7 @@ describe("Session (public API)", () => {
 
   it.effect("the metrics are Effect metrics too", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* conclude(session, "auth-bug")
       yield* session.expandEffort({ id: "auth-bug" })
       yield* unrelated(session, 4)
@@ -501,8 +509,8 @@ describe("Session (public API)", () => {
 describe("Ports and layers (public API)", () => {
   it.effect("SessionStore.layerMemory and Summarizer.layerExtractive need nothing", () =>
     Effect.gen(function* () {
-      const store = yield* SessionStore
-      const summarizer = yield* Summarizer
+      const store = yield* SessionStore.SessionStore
+      const summarizer = yield* Summarizer.Summarizer
       assert.strictEqual((yield* store.load).manifest.length, 0)
       const summary = yield* summarizer.summarize({
         effort_id: "auth-bug",
@@ -512,7 +520,9 @@ describe("Ports and layers (public API)", () => {
         ]
       })
       assert.isAbove(summary.length, 0)
-    }).pipe(Effect.provide(Layer.mergeAll(SessionStore.layerMemory, Summarizer.layerExtractive)))
+    }).pipe(
+      Effect.provide(Layer.mergeAll(SessionStore.SessionStore.layerMemory, Summarizer.Summarizer.layerExtractive))
+    )
   )
 
   it("Tools: the eight tools with upstream names and parameters", () => {
@@ -536,7 +546,7 @@ describe("Ports and layers (public API)", () => {
 
   it.effect("a LanguageModel can call a tool on the Session", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const response = yield* LanguageModel.generateText({ prompt: "start auth work", toolkit: Tools.toolkit })
       assert.deepStrictEqual(response.toolResults[0]!.result, { status: "opened", effort_id: "auth-bug" })
       assert.strictEqual((yield* session.effortStatus()).efforts[0]!.id, "auth-bug")

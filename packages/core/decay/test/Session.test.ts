@@ -1,16 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k, TokenCounter, toCompactJson } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Metric } from "effect"
-import {
-  Banner,
-  MEMORY_SECTION,
-  Session,
-  SessionMetrics,
-  SessionStore,
-  SessionStoreError,
-  SUMMARIES_HEADER,
-  Summarizer
-} from "../src/index.ts"
+import { Banner, Session, SessionStore, Summarizer } from "../src/index.ts"
 import {
   AUTH_SUMMARY,
   concluded,
@@ -24,7 +15,7 @@ import {
   topicLog
 } from "./helpers.ts"
 
-const quiet = (session: Session["Service"], n: number, topic = "the weather") =>
+const quiet = (session: Session.Session["Service"], n: number, topic = "the weather") =>
   Effect.gen(function* () {
     const results = []
     for (let i = 0; i < n; i++) {
@@ -38,7 +29,7 @@ const quiet = (session: Session["Service"], n: number, topic = "the weather") =>
 describe("Session tools (upstream tests)", () => {
   it.effect("open: several opens, the newest is active", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       assert.deepStrictEqual(yield* session.openEffort({ name: "a" }), { status: "opened", effort_id: "a" })
       yield* session.openEffort({ name: "b" })
       const { manifest } = yield* session.state()
@@ -54,7 +45,7 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("close by id; closing the active effort activates the first remaining open one", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "a" })
       yield* session.openEffort({ name: "b" })
       yield* session.openEffort({ name: "c" })
@@ -73,7 +64,7 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("close errors", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const noActive = yield* Effect.flip(session.closeEffort({}))
       assert.strictEqual(noActive.message, "No active effort to close.")
       const noOpen = yield* Effect.flip(session.closeEffort({ id: "ghost" }))
@@ -84,7 +75,7 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("expand errors: nonexistent, not concluded, already expanded", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "live" })
       assert.strictEqual(
         (yield* Effect.flip(session.expandEffort({ id: "nope" }))).message,
@@ -104,7 +95,7 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("collapse of a non-expanded effort fails; collapse works", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       assert.strictEqual(
         (yield* Effect.flip(session.collapseEffort({ id: "auth-bug" }))).message,
         "Effort 'auth-bug' is not currently expanded."
@@ -120,7 +111,7 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("switch: to a concluded effort fails; to an open one makes it the only active", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "a" })
       yield* session.openEffort({ name: "b" })
       assert.strictEqual(
@@ -135,8 +126,8 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("the turn counter starts at 0 and increments per turn", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       assert.strictEqual((yield* session.state()).turn_count, 0)
       const first = yield* session.processTurn({ user: "hi", assistant: "hello" })
       assert.strictEqual(first.turn, 1)
@@ -147,8 +138,8 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("expanded.json holds last_referenced_turn and keeps the expansion timestamps", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       yield* session.expandEffort({ id: "auth-bug" })
       const first = (yield* store.load).expanded
       assert.deepStrictEqual(first.expanded, ["auth-bug"])
@@ -165,20 +156,20 @@ describe("Session tools (upstream tests)", () => {
 
   it.effect("effort_status lists efforts, or says there are none", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       assert.deepStrictEqual(yield* session.effortStatus(), { efforts: [], message: "No efforts yet." })
     }).pipe(Effect.provide(sessionLayer()))
   )
 
   it.effect("effort_status entries", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "live" })
       yield* session.expandEffort({ id: "auth-bug" })
       const { efforts } = yield* session.effortStatus()
       const auth = efforts.find((e) => e.id === "auth-bug")!
       assert.strictEqual(auth.expanded, true)
-      assert.strictEqual(auth.summary_tokens, countO200k(AUTH_SUMMARY))
+      assert.strictEqual(auth.summary_tokens, TokenCounter.countO200k(AUTH_SUMMARY))
       assert.isAbove(auth.raw_tokens!, 100)
       assert.strictEqual(efforts.find((e) => e.id === "live")!.active, true)
     }).pipe(Effect.provide(sessionLayer({}, proofInit)))
@@ -198,7 +189,7 @@ describe("searchEfforts", () => {
 
   it.effect("keyword match, id match, no match, and open efforts ignored (upstream)", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "refresh-work" })
       const byKeywords = yield* session.searchEfforts({ query: "refresh tokens broke" })
       assert.deepStrictEqual(byKeywords, {
@@ -219,7 +210,7 @@ describe("searchEfforts", () => {
 
   it.effect("heed differs: results are ranked by rarity-weighted overlap, not manifest order", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       // "dashboard", "query", "index" are shared; "join" and "slow" are only in perf-fix.
       const { results } = yield* session.searchEfforts({ query: "dashboard index notes glossary handbook" })
       assert.deepStrictEqual(
@@ -238,20 +229,20 @@ describe("searchEfforts", () => {
 describe("working context (upstream tests)", () => {
   it.effect("concluded summaries are in the system prompt, their raw logs are not; memory section present", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const context = yield* session.buildContext()
       const system = systemText(context)
-      assert.include(system, SUMMARIES_HEADER)
+      assert.include(system, Session.SUMMARIES_HEADER)
       assert.include(system, `- auth-bug: ${AUTH_SUMMARY}`)
       assert.include(system, `- perf-fix: ${PERF_SUMMARY}`)
-      assert.include(system, MEMORY_SECTION)
+      assert.include(system, Session.MEMORY_SECTION)
       assert.isFalse(context.some((m) => m.content.includes("Question 0 about auth")))
     }).pipe(Effect.provide(sessionLayer({}, proofInit)))
   )
 
   it.effect("an expanded effort's raw log appears and its summary is not duplicated", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       const context = yield* session.buildContext()
       assert.notInclude(systemText(context), `- auth-bug:`)
@@ -262,7 +253,7 @@ describe("working context (upstream tests)", () => {
 
   it.effect("order: system, ambient, expanded (sorted), open non-active, active last", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "first" })
       yield* session.processTurn({ user: "first work", assistant: "first reply" })
       yield* session.openEffort({ name: "second" })
@@ -286,7 +277,7 @@ describe("working context (upstream tests)", () => {
 
   it.effect("the ambient window keeps the last 20 messages (or all when fewer)", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const few = yield* session.buildContext()
       assert.strictEqual(few.length, 1 + 2)
       for (let i = 0; i < 15; i++) yield* session.processTurn({ user: `message ${i}`, assistant: `reply ${i}` })
@@ -300,7 +291,7 @@ describe("working context (upstream tests)", () => {
 
   it.effect("a tool call and its result are never split by the ambient window", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.processTurn({
         user: "look it up",
         assistant: "found it",
@@ -329,7 +320,7 @@ describe("working context (upstream tests)", () => {
 describe("proof runs (upstream, scripted)", () => {
   it.effect("decay cycle: expand, reference, three unrelated turns, auto-collapse, re-expand", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const tokens = () => Effect.map(session.buildContext(), contextTokens)
       const baseline = yield* tokens()
       const log: Array<{ turn: number; tokens: number; expanded: ReadonlyArray<string> }> = []
@@ -383,7 +374,7 @@ describe("proof runs (upstream, scripted)", () => {
 
   it.effect("expansion cycle: expand then collapse returns exactly to the baseline tokens", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const baseline = contextTokens(yield* session.buildContext())
       yield* session.expandEffort({ id: "perf-fix" })
       assert.isAbove(contextTokens(yield* session.buildContext()), baseline)
@@ -406,8 +397,8 @@ describe("proof runs (upstream, scripted)", () => {
 
   it.effect("bounded context: eviction after 20 turns, a 20-message ambient window, search still finds", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       const unbounded = contextTokens(yield* session.buildContext())
       yield* session.processTurn({
         user: "Recap auth-bug, perf-fix, sailing-trip, garden-plan and tax-return.",
@@ -424,7 +415,7 @@ describe("proof runs (upstream, scripted)", () => {
       assert.include(system, "- auth-bug:")
       assert.include(system, "- perf-fix:")
       assert.notInclude(system, "- sailing-trip:")
-      assert.include(system, MEMORY_SECTION)
+      assert.include(system, Session.MEMORY_SECTION)
       assert.strictEqual(context.length - 1, 20)
       assert.strictEqual(context[context.length - 1]!.content, "Nothing special about the weather.")
       assert.deepStrictEqual(
@@ -440,7 +431,7 @@ describe("proof runs (upstream, scripted)", () => {
 
   it.effect("a reference resets the eviction counter", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.processTurn({ user: "hello", assistant: "hi" })
       yield* quiet(session, 18)
       yield* session.processTurn({ user: "the sailing trip tides?", assistant: "Low at noon." })
@@ -455,7 +446,7 @@ describe("proof runs (upstream, scripted)", () => {
 describe("Session: heed additions", () => {
   it.effect("duplicate effort ids are rejected with a clear error; bad ids too", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "a" })
       const dupOpen = yield* Effect.flip(session.openEffort({ name: "a" }))
       assert.strictEqual(dupOpen._tag, "DuplicateEffortId")
@@ -471,20 +462,20 @@ describe("Session: heed additions", () => {
 
   it.effect("tokens_loaded counts content tokens, not JSON syntax", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const reply = yield* session.expandEffort({ id: "auth-bug" })
       const log = proofInit.logs!["auth-bug"]!
-      const content = log.reduce((sum, m) => sum + countO200k(m.content), 0)
+      const content = log.reduce((sum, m) => sum + TokenCounter.countO200k(m.content), 0)
       assert.strictEqual(reply.tokens_loaded, content)
-      const jsonl = log.map((m) => toCompactJson(m)).join("\n")
-      assert.isBelow(reply.tokens_loaded, countO200k(jsonl))
+      const jsonl = log.map((m) => TokenCounter.toCompactJson(m)).join("\n")
+      assert.isBelow(reply.tokens_loaded, TokenCounter.countO200k(jsonl))
     }).pipe(Effect.provide(sessionLayer({}, proofInit)))
   )
 
   it.effect("the closing exchange is logged in the effort and included in its summary", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       yield* session.openEffort({ name: "deploy" })
       yield* session.processTurn({
         user: "Deploy the service to staging with the new config.",
@@ -509,8 +500,8 @@ describe("Session: heed additions", () => {
 
   it.effect("an effort opened during a turn receives that turn", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       yield* session.openEffort({ name: "fresh" })
       const turn = yield* session.processTurn({ user: "start something", assistant: "Started." })
       assert.strictEqual(turn.response, "--- Started effort: fresh ---\n\nStarted.")
@@ -521,7 +512,7 @@ describe("Session: heed additions", () => {
 
   it.effect("per-session and per-effort thresholds", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       yield* session.expandEffort({ id: "perf-fix", decay_threshold: 2 })
       assert.deepStrictEqual((yield* session.state()).thresholds, { "auth-bug": 5, "perf-fix": 2 })
@@ -537,7 +528,7 @@ describe("Session: heed additions", () => {
 
   it.effect("hysteresis: a re-expansion within 2 turns of a decay lengthens the threshold; +3 does not count", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       // Expanded during turn 1: decays at the end of turn 4.
       const first = yield* quiet(session, 4)
@@ -563,7 +554,7 @@ describe("Session: heed additions", () => {
 
   it.effect("+2 turns counts as a false decay", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       const turns = yield* quiet(session, 4)
       assert.deepStrictEqual(turns[3]!.decayed, ["auth-bug"])
@@ -576,7 +567,7 @@ describe("Session: heed additions", () => {
 
   it.effect("token-weighted decay: over the budget, the largest idle expansion goes first", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "small" })
       yield* session.expandEffort({ id: "large" })
       yield* session.expandEffort({ id: "auth-bug" })
@@ -607,8 +598,8 @@ describe("Session: heed additions", () => {
 
   it.effect("reopen: only concluded; becomes open and active, leaves the expanded set, marks its log", () =>
     Effect.gen(function* () {
-      const session = yield* Session
-      const store = yield* SessionStore
+      const session = yield* Session.Session
+      const store = yield* SessionStore.SessionStore
       yield* session.openEffort({ name: "live" })
       assert.strictEqual(
         (yield* Effect.flip(session.reopenEffort({ id: "live" }))).message,
@@ -632,7 +623,7 @@ describe("Session: heed additions", () => {
 
   it.effect("all banners use CCM's texts", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "x" })
       yield* session.switchEffort({ id: "x" })
       const expand = yield* session.expandEffort({ id: "auth-bug" })
@@ -652,7 +643,7 @@ describe("Session: heed additions", () => {
 
   it.effect("metrics: slice-3 and slice-2 figures in processTurn and as Effect metrics", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       yield* session.expandEffort({ id: "perf-fix" })
       yield* session.processTurn({ user: "perf-fix only", assistant: "ok" })
@@ -670,13 +661,13 @@ describe("Session: heed additions", () => {
       assert.isAbove(metrics.context_tokens, 0)
       assert.isAbove(metrics.savings_vs_naive, 0.5)
       assert.isAbove(metrics.tokens_saved_by_decay, 100)
-      assert.strictEqual((yield* Metric.value(SessionMetrics.auto_collapses)).count, 1)
-      assert.strictEqual((yield* Metric.value(SessionMetrics.manual_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.auto_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.manual_collapses)).count, 1)
       assert.strictEqual(
-        (yield* Metric.value(SessionMetrics.tokens_saved_by_decay)).count,
+        (yield* Metric.value(Session.SessionMetrics.tokens_saved_by_decay)).count,
         metrics.tokens_saved_by_decay
       )
-      assert.strictEqual((yield* Metric.value(SessionMetrics.context_tokens)).value, metrics.context_tokens)
+      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.context_tokens)).value, metrics.context_tokens)
     }).pipe(
       Effect.provide(sessionLayer({ decay_threshold: 2 }, proofInit)),
       Effect.provideService(Metric.MetricRegistry, new Map())
@@ -685,7 +676,7 @@ describe("Session: heed additions", () => {
 
   it.effect("expansion overhead while expanded", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.expandEffort({ id: "auth-bug" })
       const { metrics } = yield* session.processTurn({ user: "auth-bug", assistant: "ok" })
       assert.isAbove(metrics.expansion_tokens, 100)
@@ -695,7 +686,7 @@ describe("Session: heed additions", () => {
 
   it.effect("bad settings fail with SessionConfigError", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Session.make({ decay_threshold: 0 }))
+      const error = yield* Effect.flip(Session.Session.make({ decay_threshold: 0 }))
       assert.strictEqual(error._tag, "SessionConfigError")
       assert.include(error.message, "decay_threshold")
     }).pipe(Effect.provide(sessionLayer()))
@@ -703,22 +694,24 @@ describe("Session: heed additions", () => {
 })
 
 describe("Session: storage failures", () => {
-  const failing = Layer.succeed(SessionStore, {
-    ...SessionStore.makeMemory(),
-    appendAmbient: () => Effect.fail(new SessionStoreError({ message: "disk full" }))
+  const failing = Layer.succeed(SessionStore.SessionStore, {
+    ...SessionStore.SessionStore.makeMemory(),
+    appendAmbient: () => Effect.fail(new SessionStore.SessionStoreError({ message: "disk full" }))
   })
 
   it.effect("a failed write fails the turn without advancing it", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const error = yield* Effect.flip(session.processTurn({ user: "hi", assistant: "hello" }))
       assert.strictEqual(error._tag, "SessionStoreError")
       assert.strictEqual((yield* session.state()).turn_count, 0)
       assert.strictEqual((yield* session.buildContext()).length, 1)
     }).pipe(
       Effect.provide(
-        Session.layer().pipe(
-          Layer.provide(Layer.mergeAll(failing, Summarizer.layerExtractive, TokenCounter.layerO200k))
+        Session.Session.layer().pipe(
+          Layer.provide(
+            Layer.mergeAll(failing, Summarizer.Summarizer.layerExtractive, TokenCounter.TokenCounter.layerO200k)
+          )
         )
       )
     )

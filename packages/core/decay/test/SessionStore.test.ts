@@ -6,12 +6,12 @@ import { Session, SessionStore, Summarizer } from "../src/index.ts"
 import { concluded, exchange } from "./helpers.ts"
 
 const fileSession = (dir: string) =>
-  Session.layer().pipe(
+  Session.Session.layer().pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)),
-        Summarizer.layerExtractive,
-        TokenCounter.layerO200k
+        SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)),
+        Summarizer.Summarizer.layerExtractive,
+        TokenCounter.TokenCounter.layerO200k
       )
     )
   )
@@ -32,7 +32,7 @@ const writeText = (path: string, text: string) =>
 describe("SessionStore.layerMemory", () => {
   it.effect("starts empty and keeps what is written", () =>
     Effect.gen(function* () {
-      const store = yield* SessionStore
+      const store = yield* SessionStore.SessionStore
       const empty = yield* store.load
       assert.deepStrictEqual([empty.manifest.length, empty.ambient.length, empty.session.turn_count], [0, 0, 0])
       yield* store.saveManifest([concluded("a", "A summary")])
@@ -43,7 +43,7 @@ describe("SessionStore.layerMemory", () => {
       assert.strictEqual(loaded.logs.get("a")!.length, 2)
       assert.strictEqual(loaded.ambient.length, 2)
       assert.strictEqual(loaded.session.turn_count, 3)
-    }).pipe(Effect.provide(SessionStore.layerMemory))
+    }).pipe(Effect.provide(SessionStore.SessionStore.layerMemory))
   )
 })
 
@@ -52,7 +52,7 @@ describe("SessionStore.layerFile", () => {
     Effect.gen(function* () {
       const dir = yield* tempDir
       yield* Effect.gen(function* () {
-        const session = yield* Session
+        const session = yield* Session.Session
         yield* session.openEffort({ name: "auth-bug" })
         yield* session.processTurn({
           user: "Users get 401 errors after an hour; the refresh token is never sent by the client.",
@@ -77,7 +77,7 @@ describe("SessionStore.layerFile", () => {
       assert.strictEqual(expanded.last_referenced_turn["auth-bug"], 4)
 
       yield* Effect.gen(function* () {
-        const session = yield* Session
+        const session = yield* Session.Session
         const view = yield* session.state()
         assert.strictEqual(view.turn_count, 3)
         assert.deepStrictEqual(view.expanded, ["auth-bug"])
@@ -132,7 +132,7 @@ describe("SessionStore.layerFile", () => {
         '{"expanded": ["perf-fix"], "expanded_at": {"perf-fix": "2026-02-15T18:05:00"}, "last_referenced_turn": {"perf-fix": 12}}'
       )
       yield* Effect.gen(function* () {
-        const store = yield* SessionStore
+        const store = yield* SessionStore.SessionStore
         const snapshot = yield* store.load
         assert.deepStrictEqual(
           snapshot.manifest.map((e) => [e.id, e.status, e.active]),
@@ -160,7 +160,7 @@ describe("SessionStore.layerFile", () => {
         // Round trip through heed's writer.
         yield* store.saveManifest(snapshot.manifest)
         assert.deepStrictEqual((yield* store.load).manifest, snapshot.manifest)
-      }).pipe(Effect.provide(SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer))))
+      }).pipe(Effect.provide(SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer))))
     }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))
   )
 
@@ -169,8 +169,8 @@ describe("SessionStore.layerFile", () => {
       const dir = yield* tempDir
       yield* writeText(`${dir}/manifest.yaml`, 'efforts:\n- id: "a\n  status: open\n')
       const error = yield* Effect.flip(
-        Effect.flatMap(SessionStore, (store) => store.load).pipe(
-          Effect.provide(SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)))
+        Effect.flatMap(SessionStore.SessionStore, (store) => store.load).pipe(
+          Effect.provide(SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)))
         )
       )
       assert.strictEqual(error._tag, "SessionStoreError")

@@ -2,15 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Stream } from "effect"
 import { AiError, LanguageModel } from "effect/ai"
-import {
-  extractiveSummary,
-  References,
-  Session,
-  SessionStore,
-  SUMMARIZER_SYSTEM_PROMPT,
-  Summarizer,
-  summarizerPrompt
-} from "../src/index.ts"
+import { References, Session, SessionStore, Summarizer } from "../src/index.ts"
 import { exchange } from "./helpers.ts"
 
 const LOG = [
@@ -44,13 +36,13 @@ const fakeModel = (seen: Array<unknown>) =>
 
 describe("Summarizer", () => {
   it("the extractive summary is short, deterministic and keeps the salient words", () => {
-    const summary = extractiveSummary(LOG)
+    const summary = Summarizer.extractiveSummary(LOG)
     assert.isAtMost(summary.length, 400)
-    assert.strictEqual(summary, extractiveSummary(LOG))
+    assert.strictEqual(summary, Summarizer.extractiveSummary(LOG))
     assert.notInclude(summary, "--- Started effort")
     const keywords = References.extractKeywords(summary)
     assert.isTrue(References.isReferenced("the axios interceptor for refresh tokens", "x", keywords))
-    assert.strictEqual(extractiveSummary([]), "")
+    assert.strictEqual(Summarizer.extractiveSummary([]), "")
   })
 
   it("the summary made after the closing exchange never quotes banners or the previous summary", () => {
@@ -63,7 +55,7 @@ describe("Summarizer", () => {
         ts: "2026-01-01T00:10:01Z"
       }
     ]
-    const summary = extractiveSummary(closing, 2000)
+    const summary = Summarizer.extractiveSummary(closing, 2000)
     assert.notInclude(summary, "---")
     assert.notInclude(summary, "PREVIOUS SUMMARY TEXT")
     assert.include(summary, "Glad the interceptor fixed it.")
@@ -71,32 +63,35 @@ describe("Summarizer", () => {
 
   it.effect("layerExtractive needs nothing", () =>
     Effect.gen(function* () {
-      const summarizer = yield* Summarizer
-      assert.strictEqual(yield* summarizer.summarize({ effort_id: "auth-bug", messages: LOG }), extractiveSummary(LOG))
-    }).pipe(Effect.provide(Summarizer.layerExtractive))
+      const summarizer = yield* Summarizer.Summarizer
+      assert.strictEqual(
+        yield* summarizer.summarize({ effort_id: "auth-bug", messages: LOG }),
+        Summarizer.extractiveSummary(LOG)
+      )
+    }).pipe(Effect.provide(Summarizer.Summarizer.layerExtractive))
   )
 
   it.effect("layerLanguageModel asks the model once with CCM's prompt", () => {
     const seen: Array<unknown> = []
     return Effect.gen(function* () {
-      const summarizer = yield* Summarizer
+      const summarizer = yield* Summarizer.Summarizer
       const summary = yield* summarizer.summarize({ effort_id: "auth-bug", messages: LOG })
       assert.strictEqual(summary, "Fixed 401s with an axios interceptor that refreshes tokens.")
       assert.strictEqual(seen.length, 1)
       const text = JSON.stringify(seen[0])
-      assert.include(text, SUMMARIZER_SYSTEM_PROMPT)
+      assert.include(text, Summarizer.SUMMARIZER_SYSTEM_PROMPT)
       assert.include(text, "under 100 tokens")
       assert.include(
-        summarizerPrompt({ effort_id: "auth-bug", messages: LOG }),
+        Summarizer.summarizerPrompt({ effort_id: "auth-bug", messages: LOG }),
         "user: How do we fix the refresh flow?"
       )
-    }).pipe(Effect.provide(Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen)))))
+    }).pipe(Effect.provide(Summarizer.Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen)))))
   })
 
   it.effect("a session closes efforts with the model summary, and skips the model for brief efforts", () => {
     const seen: Array<unknown> = []
     return Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       yield* session.openEffort({ name: "tiny" })
       const brief = yield* session.closeEffort({})
       assert.strictEqual(brief.summary, "Brief effort: tiny (too short to summarize)")
@@ -107,12 +102,12 @@ describe("Summarizer", () => {
       assert.strictEqual(closed.summary, "Fixed 401s with an axios interceptor that refreshes tokens.")
     }).pipe(
       Effect.provide(
-        Session.layer().pipe(
+        Session.Session.layer().pipe(
           Layer.provide(
             Layer.mergeAll(
-              SessionStore.layerMemory,
-              Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen))),
-              TokenCounter.layerApproximate
+              SessionStore.SessionStore.layerMemory,
+              Summarizer.Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen))),
+              TokenCounter.TokenCounter.layerApproximate
             )
           )
         )
@@ -122,13 +117,13 @@ describe("Summarizer", () => {
 
   it.effect("a failing model surfaces as SummarizerError", () =>
     Effect.gen(function* () {
-      const summarizer = yield* Summarizer
+      const summarizer = yield* Summarizer.Summarizer
       const error = yield* Effect.flip(summarizer.summarize({ effort_id: "auth-bug", messages: LOG }))
       assert.strictEqual(error._tag, "SummarizerError")
       assert.include(error.message, "auth-bug")
     }).pipe(
       Effect.provide(
-        Summarizer.layerLanguageModel.pipe(
+        Summarizer.Summarizer.layerLanguageModel.pipe(
           Layer.provide(
             Layer.effect(
               LanguageModel.LanguageModel,

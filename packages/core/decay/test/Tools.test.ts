@@ -47,7 +47,7 @@ describe("Tools", () => {
   it.effect("handlers act on the session", () =>
     Effect.gen(function* () {
       const toolkit = yield* Tools.toolkit
-      const session = yield* Session
+      const session = yield* Session.Session
       const results = yield* Effect.flatMap(toolkit.handle("expand_effort", { id: "auth-bug" }), Stream.runCollect)
       const last = results.at(-1)!
       assert.strictEqual(last.isFailure, false)
@@ -61,7 +61,7 @@ describe("Tools", () => {
 
   it.effect("any LanguageModel can call them", () =>
     Effect.gen(function* () {
-      const session = yield* Session
+      const session = yield* Session.Session
       const response = yield* LanguageModel.generateText({ prompt: "Open the auth bug", toolkit: Tools.toolkit })
       assert.strictEqual(response.toolResults.length, 1)
       assert.deepStrictEqual(response.toolResults[0]!.result, {

@@ -1,5 +1,5 @@
-import { record, run } from "@heed/bench"
-import { countApproximate, countO200k, toCompactJson } from "../src/index.ts"
+import { Bench } from "@heed/bench"
+import { TokenCounter } from "../src/index.ts"
 
 const prose = "Attention is the scarce resource of an agent: what deserves a place in the context window? ".repeat(120)
 const briefing = {
@@ -8,29 +8,35 @@ const briefing = {
   summary: "1 warning: qBittorrent stopped on nas. Calendar: dentist in 45 min.",
   sources: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`host-${i}`, { status: "ok", last_report: i }]))
 }
-const briefingJson = toCompactJson(briefing)
+const briefingJson = TokenCounter.toCompactJson(briefing)
 
-await run("TokenCounter", [
+await Bench.run("TokenCounter", [
   {
     name: "o200k prose 10 kB",
-    fn: () => countO200k(prose),
-    figures: { bytes: prose.length, tokens: countO200k(prose) }
+    fn: () => TokenCounter.countO200k(prose),
+    figures: { bytes: prose.length, tokens: TokenCounter.countO200k(prose) }
   },
-  { name: "approximate prose 10 kB", fn: () => countApproximate(prose), figures: { tokens: countApproximate(prose) } },
+  {
+    name: "approximate prose 10 kB",
+    fn: () => TokenCounter.countApproximate(prose),
+    figures: { tokens: TokenCounter.countApproximate(prose) }
+  },
   {
     name: "o200k briefing JSON",
-    fn: () => countO200k(toCompactJson(briefing)),
-    figures: { bytes: briefingJson.length, tokens: countO200k(briefingJson) }
+    fn: () => TokenCounter.countO200k(TokenCounter.toCompactJson(briefing)),
+    figures: { bytes: briefingJson.length, tokens: TokenCounter.countO200k(briefingJson) }
   }
 ])
 
-record("TokenCounter accuracy", [
+Bench.record("TokenCounter accuracy", [
   {
     name: "approximate / o200k (prose)",
-    figures: { ratio: Number((countApproximate(prose) / countO200k(prose)).toFixed(3)) }
+    figures: { ratio: Number((TokenCounter.countApproximate(prose) / TokenCounter.countO200k(prose)).toFixed(3)) }
   },
   {
     name: "approximate / o200k (JSON)",
-    figures: { ratio: Number((countApproximate(briefingJson) / countO200k(briefingJson)).toFixed(3)) }
+    figures: {
+      ratio: Number((TokenCounter.countApproximate(briefingJson) / TokenCounter.countO200k(briefingJson)).toFixed(3))
+    }
   }
 ])

@@ -40,8 +40,8 @@ const DEFAULT = 0.5
  * import { Salience } from "@heed/schema"
  * import { Effect } from "effect"
  *
- * const ok = Effect.runSync(Salience.decode(0.8)) // 0.8
- * const clamped = Salience.clamp(1.7) // 1
+ * const ok = Effect.runSync(Salience.Salience.decode(0.8)) // 0.8
+ * const clamped = Salience.Salience.clamp(1.7) // 1
  * ```
  *
  * @category schemas

@@ -96,8 +96,8 @@ const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number):
  * ```ts
  * import { TokenBudget } from "@heed/schema"
  *
- * TokenBudget.split(500, [3, 1, 1]) // [300, 100, 100]
- * TokenBudget.pack(["a", "bb", "ccc"], (s) => s.length, 4).taken // ["a", "bb"]
+ * TokenBudget.TokenBudget.split(500, [3, 1, 1]) // [300, 100, 100]
+ * TokenBudget.TokenBudget.pack(["a", "bb", "ccc"], (s) => s.length, 4).taken // ["a", "bb"]
  * ```
  *
  * @category schemas

@@ -13,7 +13,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
  * Counts `text` with the o200k_base encoding (GPT-4o and later). Special-token markers such as
  * `<|endoftext|>` are counted as ordinary text rather than rejected, since the text is data, not a prompt.
  *
- * @category counting
+ * @category combinators
  * @since 0.1.0
  */
 export const countO200k = (text: string): number => countTokens(text, plainText)
@@ -23,7 +23,7 @@ const plainText = { disallowedSpecial: new Set<string>() }
 /**
  * Estimates tokens as characters / 4, rounded up: fast, dependency-free and close for English prose.
  *
- * @category counting
+ * @category combinators
  * @since 0.1.0
  */
 export const countApproximate = (text: string): number => Math.ceil(text.length / 4)
@@ -32,7 +32,7 @@ export const countApproximate = (text: string): number => Math.ceil(text.length 
  * Serialises a value the way budgets count it: compact JSON. `undefined` becomes the empty string,
  * bigints become their decimal digits and cycles become `"[Circular]"`, so counting never throws.
  *
- * @category counting
+ * @category combinators
  * @since 0.1.0
  */
 export const toCompactJson = (value: unknown): string => {
@@ -142,9 +142,9 @@ const decodeOptions = Schema.decodeUnknownEffect(TokenCounterOptions)
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const tokens = yield* TokenCounter
+ *   const tokens = yield* TokenCounter.TokenCounter
  *   return tokens.count("hello world") // 2
- * }).pipe(Effect.provide(TokenCounter.layerO200k))
+ * }).pipe(Effect.provide(TokenCounter.TokenCounter.layerO200k))
  * ```
  *
  * @category services

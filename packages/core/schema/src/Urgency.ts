@@ -46,8 +46,8 @@ const decode: (input: unknown) => Effect.Effect<Urgency, Schema.SchemaError> = S
  * ```ts
  * import { Urgency } from "@heed/schema"
  *
- * Urgency.max("low", "critical", "medium") // "critical"
- * Urgency.rank("high") // 3
+ * Urgency.Urgency.max("low", "critical", "medium") // "critical"
+ * Urgency.Urgency.rank("high") // 3
  * ```
  *
  * @category schemas

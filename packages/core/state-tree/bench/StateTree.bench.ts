@@ -1,5 +1,5 @@
-import { run } from "@heed/bench"
-import { countO200k } from "@heed/schema"
+import { Bench } from "@heed/bench"
+import { TokenCounter } from "@heed/schema"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -44,7 +44,7 @@ for (const size of sizes) {
   }
   let flip = false
 
-  await run(
+  await Bench.run(
     `state-tree ${size / 1000}k nodes`,
     [
       {
@@ -62,12 +62,12 @@ for (const size of sizes) {
         name: "optimize max_tokens 2000 (fresh tree)",
         beforeEach: freshCopy,
         fn: () => Pipeline.optimize(fresh, { max_tokens: 2000 }),
-        figures: { out_nodes: Node.count(tokenView), out_tokens: countO200k(Render.text(tokenView)) }
+        figures: { out_nodes: Node.count(tokenView), out_tokens: TokenCounter.countO200k(Render.text(tokenView)) }
       },
       {
         name: "optimize max_tokens 2000 (warm tree)",
         fn: () => Pipeline.optimize(tree, { max_tokens: 2000 }),
-        figures: { out_nodes: Node.count(tokenView), out_tokens: countO200k(Render.text(tokenView)) }
+        figures: { out_nodes: Node.count(tokenView), out_tokens: TokenCounter.countO200k(Render.text(tokenView)) }
       },
       {
         name: "digest (max_nodes 50)",

@@ -359,7 +359,7 @@ export interface ToolOptions {
  * - a tool is dangerous when any member is; its description then ends with " [DANGEROUS - confirm first]";
  * - names longer than the limit are cut to `limit − 8` characters plus `_` and a 7-character hash.
  *
- * @category tools
+ * @category models
  * @since 0.1.0
  */
 export const tools = (tree: Node, options: ToolOptions = {}): ToolSet => toolSet(tree, options)

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import { fill } from "./internal/digestFill.ts"
 import { escapeSegment as escapeKey } from "./internal/pointer.ts"
 import type { Node, NodeMeta } from "./Node.ts"
@@ -63,7 +63,7 @@ const rankOf = (meta: NodeMeta | undefined): number => urgencyRank[meta?.urgency
  * Orders two nodes for the digest: higher urgency first, then higher salience, then focused, then changed.
  * Returns a negative number when `a` comes first.
  *
- * @category algorithms
+ * @category combinators
  * @since 0.1.0
  */
 export const compare = (a: Node, b: Node): number => {
@@ -117,7 +117,7 @@ export const make = (tree: Node, options: Options = {}): Node => {
     candidates.map((node, r) => () => flatten(node, paths[r]!, ids[r]!)),
     limit,
     maxTokens,
-    options.countTokens ?? countO200k,
+    options.countTokens ?? TokenCounter.countO200k,
     (shown, entries) => root(summaryOf(shown), entries)
   )
 }

@@ -390,7 +390,7 @@ const shapeProblem = (input: unknown): string | undefined => {
  * Decodes a consumer message: the message, or a {@link MessageDecodeError} that says what is wrong (an unknown
  * `type` is named, a malformed field too) and carries the message id when one could be read.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeInbound = (input: unknown): Result_.Result<Inbound, MessageDecodeError> => {
@@ -406,7 +406,7 @@ export const decodeInbound = (input: unknown): Result_.Result<Inbound, MessageDe
 /**
  * Decodes a provider message: the message, or a {@link MessageDecodeError} that says what is wrong.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeOutbound = (input: unknown): Result_.Result<Outbound, MessageDecodeError> =>

@@ -68,7 +68,7 @@ const reserved = new Set(reservedIds)
  * Why `id` is not a valid node id, or `undefined` when it is. Ids must be non-empty, must not be a reserved keyword
  * and must not contain `/` or `~`.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const validateId = (id: string): string | undefined => {
@@ -165,11 +165,11 @@ export interface ContentRef extends Schema.Schema.Type<typeof ContentRefSchema> 
 export const MetaSchema = Schema.StructWithRest(
   Schema.Struct({
     summary: optional(Schema.String),
-    salience: optional(Salience),
+    salience: optional(Salience.Salience),
     pinned: optional(Schema.Boolean),
     changed: optional(Schema.Boolean),
     focus: optional(Schema.Boolean),
-    urgency: optional(Urgency),
+    urgency: optional(Urgency.Urgency),
     reason: optional(Schema.String),
     total_children: optional(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
     window: optional(Schema.Tuple([Schema.Int, Schema.Int])),
@@ -223,7 +223,7 @@ const decodeNode = Schema.decodeUnknownResult(NodeSchema)
  * and where (for example `node id "a/b" must not contain "/" or "~"` at `["children", 0, "id"]`). The synchronous
  * form of {@link decode}.
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeResult = (input: unknown): Result.Result<Node, NodeDecodeError> =>
@@ -235,7 +235,7 @@ export const decodeResult = (input: unknown): Result.Result<Node, NodeDecodeErro
 /**
  * Decodes unknown input into a {@link Node}, failing with a {@link NodeDecodeError} (see {@link decodeResult}).
  *
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const decode = (input: unknown): Effect.Effect<Node, NodeDecodeError> => Effect.fromResult(decodeResult(input))
@@ -244,7 +244,7 @@ export const decode = (input: unknown): Effect.Effect<Node, NodeDecodeError> => 
  * Decodes unknown input into a {@link Node} synchronously: `{ node }` on success, `{ error }` otherwise.
  *
  * @deprecated Use {@link decodeResult}, which returns a `Result` like every synchronous decoder of this package.
- * @category validation
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeSync = (input: unknown): { readonly node: Node } | { readonly error: NodeDecodeError } => {
@@ -276,7 +276,7 @@ export const salienceOf = (node: Node): number => node.meta?.salience ?? 0.5
  * @category getters
  * @since 0.1.0
  */
-export const urgencyOf = (node: Node): Urgency => node.meta?.urgency ?? "none"
+export const urgencyOf = (node: Node): Urgency.Urgency => node.meta?.urgency ?? "none"
 
 /**
  * How many direct children the node really has: a provider-declared `meta.total_children` when it is larger than

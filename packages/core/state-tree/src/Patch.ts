@@ -77,7 +77,7 @@ export const unescapeKey: (segment: string) => string = unescapeSegment
  * Structural equality of JSON-like values (key order ignored; `undefined` properties count as absent, and an
  * `undefined` array element equals `null`, as in JSON).
  *
- * @category predicates
+ * @category guards
  * @since 0.1.0
  */
 export const equals: (a: unknown, b: unknown) => boolean = jsonEquals
@@ -117,7 +117,7 @@ export type Format = "slop" | "compact"
  * list, or (slop) in a way SLOP's consumer cannot apply at the root, the result is one `replace` of the whole tree
  * (path `""`). Subtrees shared by reference are skipped without comparison.
  *
- * @category algorithms
+ * @category combinators
  * @since 0.1.0
  */
 export const diff = (previous: Node, next: Node, format: Format = "compact"): Array<Op> => {
@@ -136,7 +136,7 @@ export const diff = (previous: Node, next: Node, format: Format = "compact"): Ar
  * (SLOP treats absent and empty children alike).
  * Throws {@link PatchError} when an op does not fit (use `Consumer` for an error-safe mirror).
  *
- * @category algorithms
+ * @category combinators
  * @since 0.1.0
  */
 export const apply = (tree: Node, ops: ReadonlyArray<Op>): Node => {

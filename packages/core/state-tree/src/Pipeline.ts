@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import * as Schema from "effect/Schema"
 import { compactionScore, plan } from "./internal/plan.ts"
 import type { QueryWindow } from "./internal/shapes.ts"
@@ -78,7 +78,7 @@ export class PathNotFound extends Schema.TaggedError<PathNotFound>()("PathNotFou
  * The compaction score of a node: `salience − depth × 0.01 − descendants × 0.001` (SLOP's formula). Lower scores
  * are collapsed first.
  *
- * @category algorithms
+ * @category combinators
  * @since 0.1.0
  */
 export const score: (salience: number, depth: number, descendants: number) => number = compactionScore
@@ -155,7 +155,7 @@ export const effectiveDepth = (request: Request, options: Options = {}): number 
  * const view = Pipeline.optimize(tree, { depth: 3, filter: { min_salience: 0.3 }, max_nodes: 200 })
  * ```
  *
- * @category algorithms
+ * @category combinators
  * @since 0.1.0
  */
 export const optimize = (tree: Node, request: Request, options: Options = {}): Node => {
@@ -173,7 +173,7 @@ export const optimize = (tree: Node, request: Request, options: Options = {}): N
     return request.window === undefined ? root : sliceWindow(root, request.window)
   }
   const work = workFor(root, depth, filtering ? filter : undefined)
-  const count = maxTokens < Infinity ? (options.countTokens ?? countO200k) : undefined
+  const count = maxTokens < Infinity ? (options.countTokens ?? TokenCounter.countO200k) : undefined
   return fit(work, maxNodes, maxTokens, count, queryWindow(work, request.window))
 }
 
@@ -195,8 +195,8 @@ const fit = (
   count: ((text: string) => number) | undefined,
   query: QueryWindow | undefined
 ): Node => {
-  let tokenBudget = count === countO200k ? Math.max(0, maxTokens - LAST_LINE_MARGIN) : maxTokens
-  const measure = count !== undefined && (count !== countO200k || query !== undefined)
+  let tokenBudget = count === TokenCounter.countO200k ? Math.max(0, maxTokens - LAST_LINE_MARGIN) : maxTokens
+  const measure = count !== undefined && (count !== TokenCounter.countO200k || query !== undefined)
   let out: Node
   let fitted: Node | undefined
   let low = -1

@@ -38,7 +38,7 @@ const paramList = (params: unknown): string => {
  * Everything after `[type] id` appears only when present. The flags, `reason` and `path` (digest entries) are heed
  * additions in the style of SLOP's Rust renderer.
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const line = (node: Node): string => {
@@ -85,7 +85,7 @@ export const line = (node: Node): string => {
  * indentation): `(showing N of M)` for a window, `(M children not loaded)` when none are inline, and heed's
  * `(K hidden by filter)` when a filter hid some.
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const extraLines = (node: Node): ReadonlyArray<string> => {
@@ -128,7 +128,7 @@ const none: ReadonlyArray<string> = []
  * // "[root] root\n  [item] a: Alpha"
  * ```
  *
- * @category formatting
+ * @category combinators
  * @since 0.1.0
  */
 export const text = (tree: Node): string => {

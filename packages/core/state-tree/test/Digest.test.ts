@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import * as fc from "fast-check"
 import { Digest, Patch, Render } from "../src/index.ts"
 import type { Node } from "../src/Node.ts"
@@ -106,7 +106,7 @@ describe("Digest.make", () => {
   it("maxTokens bounds the rendered digest", () => {
     const big = n("root", leaves("item-with-a-long-name-", 200, 0.9))
     const digest = Digest.make(big, { maxTokens: 300 })
-    assert.isAtMost(countO200k(Render.text(digest)), 300)
+    assert.isAtMost(TokenCounter.countO200k(Render.text(digest)), 300)
     assert.isAbove(digest.children!.length, 5)
   })
 
@@ -243,29 +243,29 @@ describe("Digest.make", () => {
 
     it("fits every budget, and no left-out entry would still have fitted", () => {
       const full = Digest.make(budgetTree)
-      const fullTokens = countO200k(Render.text(full))
+      const fullTokens = TokenCounter.countO200k(Render.text(full))
       assert.strictEqual(Digest.make(budgetTree, { maxTokens: fullTokens }).children!.length, 5)
       for (let budget = 10; budget <= fullTokens + 30; budget++) {
         const digest = Digest.make(budgetTree, { maxTokens: budget })
         const shown = digest.children!
-        const tokens = countO200k(Render.text(digest))
+        const tokens = TokenCounter.countO200k(Render.text(digest))
         if (shown.length > 0) assert.isAtMost(tokens, budget, `budget ${budget}`)
         const kept = new Set(shown.map((c) => c.id))
         for (const candidate of full.children!) {
           if (kept.has(candidate.id)) continue
           const bigger = full.children!.filter((c) => kept.has(c.id) || c === candidate)
           const text = Render.text(withEntries(full, bigger, Digest.make(budgetTree, { maxNodes: bigger.length })))
-          assert.isAbove(countO200k(text), budget, `budget ${budget}: ${candidate.id} would have fitted`)
+          assert.isAbove(TokenCounter.countO200k(text), budget, `budget ${budget}: ${candidate.id} would have fitted`)
         }
       }
     })
 
     it("a budget that fits one entry shows it", () => {
       const one = Digest.make(budgetTree, { maxNodes: 1 })
-      const budget = countO200k(Render.text(one))
+      const budget = TokenCounter.countO200k(Render.text(one))
       const digest = Digest.make(budgetTree, { maxTokens: budget })
       assert.strictEqual(digest.children!.length, 1)
-      assert.isAtMost(countO200k(Render.text(digest)), budget)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(digest)), budget)
     })
 
     it("a custom counter is used and maxNodes still caps the entries", () => {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import * as fc from "fast-check"
 import { Node, Pipeline, Render } from "../src/index.ts"
 import { lazyCounters, o200kWordPieces } from "../src/internal/lowerBound.ts"
@@ -425,13 +425,13 @@ describe("Pipeline: max_tokens (heed)", () => {
 
   it("the rendered text fits the token budget (o200k by default)", () => {
     const out = Pipeline.optimize(wide, { max_tokens: 1000 })
-    assert.isAtMost(countO200k(Render.text(out)), 1000)
+    assert.isAtMost(TokenCounter.countO200k(Render.text(out)), 1000)
     assert.isAbove(Node.count(out), 10)
   })
 
   it("windowing gives back what still fits, so most of the budget is used", () => {
     for (const budget of [300, 500, 1000]) {
-      const tokens = countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: budget })))
+      const tokens = TokenCounter.countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: budget })))
       assert.isAtMost(tokens, budget)
       assert.isAtLeast(tokens, budget * 0.8)
     }
@@ -450,7 +450,7 @@ describe("Pipeline: max_tokens with a query window", () => {
     const tree = n("root", leaves("a", 8), { type: "root" })
     for (let budget = 40; budget <= 80; budget++) {
       const out = Pipeline.optimize(tree, { window: [0, 7], max_tokens: budget })
-      assert.isAtMost(countO200k(Render.text(out)), budget, `budget ${budget}`)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(out)), budget, `budget ${budget}`)
     }
   })
 
@@ -462,7 +462,7 @@ describe("Pipeline: max_tokens with a query window", () => {
     )
     for (let budget = 40; budget <= 90; budget++) {
       const out = Pipeline.optimize(tree, { filter: { min_salience: 0.5 }, window: [0, 10], max_tokens: budget })
-      assert.isAtMost(countO200k(Render.text(out)), budget, `budget ${budget}`)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(out)), budget, `budget ${budget}`)
     }
     // a generous budget still shows everything the filter and window let through
     const all = Pipeline.optimize(tree, { filter: { min_salience: 0.5 }, window: [0, 10], max_tokens: 1000 })
@@ -493,8 +493,8 @@ describe("Pipeline: max_tokens with a query window", () => {
           const out = Pipeline.optimize(input, request)
           // the smallest possible view: the root with nothing inline, with the meta the window and filter give it
           const { children: _, ...bare } = Pipeline.optimize(input, { ...request, max_tokens: undefined })
-          const floor = countO200k(Render.text({ ...bare, children: [] }))
-          assert.isAtMost(countO200k(Render.text(out)), Math.max(budget, floor))
+          const floor = TokenCounter.countO200k(Render.text({ ...bare, children: [] }))
+          assert.isAtMost(TokenCounter.countO200k(Render.text(out)), Math.max(budget, floor))
         }
       ),
       { numRuns: 300 }
@@ -548,10 +548,10 @@ describe("Pipeline: max_tokens properties", () => {
       fc.property(arbitraryTree(), (tree) => {
         const lines = Render.text(tree).split("\n")
         const last = lines.at(-1)!
-        const sum = lines.slice(0, -1).reduce((total, line) => total + countO200k(`${line}\n`), 0)
-        const exact = countO200k(Render.text(tree))
-        assert.strictEqual(sum + countO200k(last), exact)
-        assert.isAtMost(Math.abs(countO200k(`${last}\n`) - countO200k(last)), 2)
+        const sum = lines.slice(0, -1).reduce((total, line) => total + TokenCounter.countO200k(`${line}\n`), 0)
+        const exact = TokenCounter.countO200k(Render.text(tree))
+        assert.strictEqual(sum + TokenCounter.countO200k(last), exact)
+        assert.isAtMost(Math.abs(TokenCounter.countO200k(`${last}\n`) - TokenCounter.countO200k(last)), 2)
       })
     )
   })
@@ -568,7 +568,10 @@ describe("Pipeline: max_tokens properties", () => {
           total > 0
             ? { ...bare, children: [], meta: { ...input.meta, window: [0, 0] as const, total_children: total } }
             : bare
-        assert.isAtMost(countO200k(Render.text(out)), Math.max(budget, countO200k(Render.text(smallest))))
+        assert.isAtMost(
+          TokenCounter.countO200k(Render.text(out)),
+          Math.max(budget, TokenCounter.countO200k(Render.text(smallest)))
+        )
         assert.strictEqual(out.id, "root")
       })
     )
@@ -589,7 +592,7 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
     )
     fc.assert(
       fc.property(text, (s) => {
-        assert.isAtMost(o200kWordPieces(s), countO200k(s), JSON.stringify(s))
+        assert.isAtMost(o200kWordPieces(s), TokenCounter.countO200k(s), JSON.stringify(s))
       }),
       { numRuns: 3000 }
     )
@@ -600,7 +603,11 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
         fc.nat({ max: 6 }),
         (type, id, depth) => {
           const unit = `${"  ".repeat(depth)}${Render.line({ id, type, properties: { label: "x" } })}\n`
-          assert.isAtMost(o200kWordPieces(type) + o200kWordPieces(id), countO200k(unit), JSON.stringify(unit))
+          assert.isAtMost(
+            o200kWordPieces(type) + o200kWordPieces(id),
+            TokenCounter.countO200k(unit),
+            JSON.stringify(unit)
+          )
         }
       ),
       { numRuns: 2000 }
@@ -631,12 +638,12 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
           }
           // fresh copies: working trees and their costs are cached per tree object
           const lazy = Pipeline.optimize(structuredClone(tree), request)
-          lazyCounters.delete(countO200k)
+          lazyCounters.delete(TokenCounter.countO200k)
           try {
             const eager = Pipeline.optimize(structuredClone(tree), request)
             assert.deepStrictEqual(lazy, eager)
           } finally {
-            lazyCounters.add(countO200k)
+            lazyCounters.add(TokenCounter.countO200k)
           }
           // and a second request on the same tree object, with counts cached by the first, agrees too
           const shared = structuredClone(tree)
@@ -655,7 +662,7 @@ describe("Pipeline: lazy o200k counting (fast path)", () => {
         n(`section-${i}`, leaves(`s${i}-item-`, 30, (i % 10) / 10), { salience: (i % 7) / 7 })
       )
     )
-    const tokens = countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: 800 })))
+    const tokens = TokenCounter.countO200k(Render.text(Pipeline.optimize(wide, { max_tokens: 800 })))
     assert.isAtMost(tokens, 800)
     assert.isAtLeast(tokens, 640)
   })

@@ -3,7 +3,7 @@
  * issue text writes each call. One small test per contract detail.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import { Consumer, Digest, Message, Node, Patch, Pipeline, Provider, Render } from "@heed/state-tree"
 import { Effect, Exit, Fiber, Queue, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
@@ -348,9 +348,9 @@ describe("max_tokens on the Render.text output (beyond SLOP)", () => {
   it("defaults to o200k: the rendered text fits, alone or with max_nodes", () => {
     for (const max_tokens of [60, 200, 500, 1000]) {
       const out = Pipeline.optimize(big, { max_tokens })
-      assert.isAtMost(countO200k(Render.text(out)), max_tokens)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(out)), max_tokens)
       const both = Pipeline.optimize(big, { max_tokens, max_nodes: 20 })
-      assert.isAtMost(countO200k(Render.text(both)), max_tokens)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(both)), max_tokens)
       assert.isAtMost(Node.count(both), 20)
     }
   })
@@ -372,7 +372,7 @@ describe("max_tokens on the Render.text output (beyond SLOP)", () => {
   it("max_tokens is met with depth and filter too (no window)", () => {
     for (const max_tokens of [150, 400, 900]) {
       const out = Pipeline.optimize(big, { max_tokens, depth: 1, filter: { min_salience: 0.35 } })
-      assert.isAtMost(countO200k(Render.text(out)), max_tokens)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(out)), max_tokens)
     }
   })
 })
@@ -465,11 +465,11 @@ describe("contract: Digest.make", () => {
     assert.strictEqual(Digest.make(tree, { maxNodes: 2 }).children?.length, 2)
     for (const maxTokens of [30, 70, 100]) {
       const small = Digest.make(tree, { maxTokens })
-      assert.isAtMost(countO200k(Render.text(small)), maxTokens)
+      assert.isAtMost(TokenCounter.countO200k(Render.text(small)), maxTokens)
       assert.isBelow(small.children?.length ?? 0, 5)
     }
     const full = Digest.make(tree, {})
-    assert.deepStrictEqual(Digest.make(tree, { maxTokens: countO200k(Render.text(full)) + 40 }), full)
+    assert.deepStrictEqual(Digest.make(tree, { maxTokens: TokenCounter.countO200k(Render.text(full)) + 40 }), full)
   })
 })
 

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 
-import { toCompactJson } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 import type { Briefing } from "../Briefing.ts"
 import type { Entry } from "../Entry.ts"
 import { type Limits, type Model, type Prepared, prepare, render } from "./render.ts"
@@ -79,7 +79,7 @@ const makeFitter = (
   const prepared = prepare(model)
   const measure = (limits: Limits): Fitted => {
     const out = render(model, prepared, attention, limits)
-    const json = toCompactJson(out.briefing)
+    const json = TokenCounter.toCompactJson(out.briefing)
     let exact: number | undefined
     return {
       ...out,

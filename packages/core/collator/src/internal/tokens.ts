@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 
 const UPPER = 0
 const LOWER = 1
@@ -93,7 +93,7 @@ const isAscii = (text: string): boolean => {
 
 /** The o200k token count of `text`, exactly `countO200k(text)`. */
 export const countO200kFast = (text: string): number => {
-  if (!isAscii(text)) return countO200k(text)
+  if (!isAscii(text)) return TokenCounter.countO200k(text)
   let total = 0
   let i = 0
   while (i < text.length) {
@@ -101,7 +101,7 @@ export const countO200kFast = (text: string): number => {
     const piece = text.slice(i, end)
     let count = pieces.get(piece)
     if (count === undefined) {
-      count = countO200k(piece)
+      count = TokenCounter.countO200k(piece)
       // Bounded: the pieces of briefings repeat, but messages and names are the callers'.
       if (pieces.size >= 50_000) pieces.clear()
       pieces.set(piece, count)

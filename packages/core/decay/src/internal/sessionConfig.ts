@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { TokenCounterShape } from "@heed/schema"
+import type { TokenCounter } from "@heed/schema"
 import * as Decay from "../Decay.ts"
 import type { SessionConfig } from "../Session.ts"
 import { DEFAULT_SYSTEM_PROMPT, MEMORY_SECTION, SUMMARIES_HEADER } from "../SessionContext.ts"
@@ -61,7 +61,7 @@ export interface Settings {
 }
 
 /** Resolves `options` (already checked, or as lenient as the pure functions for the rest) into settings. */
-export const resolveSettings = (options: SessionConfig, counter: TokenCounterShape): Settings => {
+export const resolveSettings = (options: SessionConfig, counter: TokenCounter.TokenCounterShape): Settings => {
   const config = Decay.resolveConfig(options)
   const extension = options.hysteresis_extension
   const effortThresholds: Record<string, number> = {}

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import type { TokenCounterShape } from "@heed/schema"
+import type { TokenCounter } from "@heed/schema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Decay from "../Decay.ts"
@@ -22,7 +22,7 @@ export interface SessionCore {
   readonly settings: Settings
   readonly store: SessionStoreShape
   readonly summarizer: SummarizerShape
-  readonly counter: TokenCounterShape
+  readonly counter: TokenCounter.TokenCounterShape
   manifest: Array<Effort>
   readonly logs: Map<string, Array<LogMessage>>
   /** Tokens of each effort log's message contents. */

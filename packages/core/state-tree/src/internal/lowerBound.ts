@@ -17,7 +17,7 @@
  * @since 0.1.0
  * @internal
  */
-import { countO200k } from "@heed/schema"
+import { TokenCounter } from "@heed/schema"
 
 /** 0: separator, 1: letter, 2: digit, 3: other word character (apostrophe) */
 const asciiClass = new Uint8Array(128)
@@ -82,4 +82,4 @@ export const o200kWordPieces = (text: string): number => {
  * @since 0.1.0
  * @internal
  */
-export const lazyCounters: Set<(text: string) => number> = new Set([countO200k])
+export const lazyCounters: Set<(text: string) => number> = new Set([TokenCounter.countO200k])

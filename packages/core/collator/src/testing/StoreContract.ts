@@ -3,16 +3,18 @@
  * runner can register. `Store.layerMemory` runs it in this package; the PostgreSQL/PGlite adapter runs it too.
  *
  * The suite has **no dependency on a test framework**: the caller passes its own `describe` and `it` (an
- * `@effect/vitest`-style `it` with an `effect` method), so this module is safe in the runtime barrel and adds
- * nothing to a consumer's dependencies. Failures are defects carrying a message that names the broken rule.
+ * `@effect/vitest`-style `it` with an `effect` method), so it adds nothing to a consumer's dependencies. It ships in
+ * the `@heed/collator/testing` subpath, not the main barrel. Failures are defects carrying a message that names the
+ * broken rule.
  *
  * **Example** (Running the suite with @effect/vitest)
  *
  * ```ts
  * import { describe, it } from "@effect/vitest"
- * import { Store, StoreContract } from "@heed/collator"
+ * import { Store } from "@heed/collator"
+ * import { StoreContract } from "@heed/collator/testing"
  *
- * StoreContract.run({ name: "memory", layer: Store.layerMemory, describe, it })
+ * StoreContract.run({ name: "memory", layer: Store.Store.layerMemory, describe, it })
  * ```
  *
  * @since 0.1.0
@@ -20,8 +22,8 @@
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { Entry } from "./Entry.ts"
-import { Store } from "./Store.ts"
+import type { Entry } from "../Entry.ts"
+import { Store } from "../Store.ts"
 
 /**
  * What {@link run} needs: a `name` for the describe block, a `layer` that builds a **fresh, empty** store each
