@@ -7,8 +7,8 @@
  * alerts, structured and time-zone aware patterns, recurring suppressions, re-surfacing, inhibition, grouping, flap
  * damping, acknowledgement, escalation, upcoming items and a hard token budget.
  *
- * The predicates and templates it is built from live in their own modules (`Suppression`, `Pattern`, `Mention`)
- * and are re-exported here under their historical names (`Collator.isSuppressed`, `Collator.composeSummary`, ...).
+ * The predicates and templates it is built from live in their own modules: `Suppression.isSuppressed`,
+ * `Pattern.matchesPattern`, `Mention.composeSummary`, ...
  *
  * @since 0.1.0
  */
@@ -176,9 +176,6 @@ export interface Result {
 }
 
 export { CollatorInputError } from "./internal/input.ts"
-export { composeMention, composeSummary, type MentionInput, type SummaryInput } from "./Mention.ts"
-export { type ConditionProblem, conditionKeys, matchesPattern, validateConditions } from "./Pattern.ts"
-export { isSuppressed, validateTimeIntervals } from "./Suppression.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 1: read the snapshot

@@ -184,7 +184,7 @@ export type AlertData = typeof AlertData.Type
 
 /**
  * `pattern` data: `description`, `conditions` (default `{}`), `effect` (default `""`), `learned_from` (default
- * `"conversation"`). Known condition keys are listed in `Collator.conditionKeys`.
+ * `"conversation"`). Known condition keys are listed in `Pattern.conditionKeys`.
  *
  * @category schemas
  * @since 0.1.0

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, AwarenessTools, Collator, Entry, Store } from "../src/index.ts"
+import { Awareness, AwarenessTools, Collator, Entry, Mention, Store } from "../src/index.ts"
 import { parseIso } from "../src/internal/time.ts"
 import { ago, alert, intention, NOW, snapshot, status } from "./fixtures.ts"
 
@@ -70,7 +70,7 @@ describe("suggested_mention: most severe first, items separated", () => {
   })
 
   it("an item that already ends a sentence gets no second full stop", () => {
-    const mention = Collator.composeMention({
+    const mention = Mention.composeMention({
       sources: {
         a: { status: "warning", headline: "Backups late!" },
         b: { status: "critical", headline: "Power lost." }
@@ -126,7 +126,7 @@ describe("upcoming items carry their due time", () => {
 describe("grammar", () => {
   it("counts agree with their nouns: 2 warnings, 1 more source needs attention", () => {
     assert.strictEqual(
-      Collator.composeSummary({
+      Mention.composeSummary({
         attention_needed: true,
         source_count: 3,
         critical: [],

@@ -7,7 +7,7 @@ import { ago, alert, intention, NOW, pattern, snapshot, status, suppression } fr
 
 const at = (iso: string) => new Date(iso)
 
-describe("Collator.isSuppressed (upstream)", () => {
+describe("Suppression.isSuppressed (upstream)", () => {
   const cpu = alert("nas", "cpu_high", "warning", "CPU at 97%", { data: { metric: "cpu_pct" } })
 
   it("no suppressions: not suppressed", () => {
@@ -60,7 +60,7 @@ describe("Collator.isSuppressed (upstream)", () => {
   })
 })
 
-describe("Collator.matchesPattern (upstream)", () => {
+describe("Pattern.matchesPattern (upstream)", () => {
   const cpu = alert("nas", "cpu_high", "warning", "CPU at 97%", { data: { metric: "cpu_pct" } })
 
   it("no patterns: no match", () => {
@@ -98,7 +98,7 @@ describe("Collator.matchesPattern (upstream)", () => {
   })
 })
 
-describe("Collator.matchesPattern (heed)", () => {
+describe("Pattern.matchesPattern (heed)", () => {
   it("heed differs: words split on '_' and '-', so qbittorrent_stopped matches the container message", () => {
     const qb = alert("nas", "qbittorrent_stopped", "warning", "Expected container 'qbittorrent' is not running")
     assert.isTrue(Pattern.matchesPattern(qb, [pattern({ effect: "ignore qbittorrent_stopped on fridays" })], NOW))
@@ -154,7 +154,7 @@ describe("Collator.matchesPattern (heed)", () => {
   })
 })
 
-describe("Collator.composeSummary / composeMention (upstream)", () => {
+describe("Mention.composeSummary / composeMention (upstream)", () => {
   const base = { critical: [], warning: [], stale: [], upcoming: 0, intentions: 0 }
   it("all clear: plural and singular", () => {
     assert.strictEqual(

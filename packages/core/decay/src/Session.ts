@@ -7,8 +7,8 @@
  * metrics. Tools called during a turn act on that turn's number (the first turn is turn 1), exactly as CCM's
  * turn counter incremented at the start of a turn.
  *
- * The errors live in `SessionError.ts`, the metrics in `SessionMetrics.ts` and the context's messages and
- * texts in `SessionContext.ts`; this module re-exports them, so every name stays importable from here.
+ * The errors live in the `SessionError` module, the metrics in `SessionMetrics` and the context's messages and
+ * texts in `SessionContext`.
  *
  * @since 0.1.0
  */
@@ -31,17 +31,6 @@ import type { EffortError, SessionConfigError } from "./SessionError.ts"
 import type { DecayMetrics } from "./SessionMetrics.ts"
 import { SessionStore, type SessionStoreError } from "./SessionStore.ts"
 import { Summarizer } from "./Summarizer.ts"
-
-export { type ContextMessage, DEFAULT_SYSTEM_PROMPT, MEMORY_SECTION, SUMMARIES_HEADER } from "./SessionContext.ts"
-export {
-  DuplicateEffortId,
-  type EffortError,
-  EffortNotFound,
-  EffortStateError,
-  InvalidEffortInput,
-  SessionConfigError
-} from "./SessionError.ts"
-export { type DecayMetrics, SessionMetrics } from "./SessionMetrics.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Replies (shaped like CCM's tool replies)

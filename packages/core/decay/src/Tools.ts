@@ -11,7 +11,8 @@ import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { type EffortError, Session } from "./Session.ts"
+import { Session } from "./Session.ts"
+import type { EffortError } from "./SessionError.ts"
 
 /**
  * The failure a tool returns to the model: `{error: message}`.

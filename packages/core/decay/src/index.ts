@@ -43,6 +43,31 @@ export * as References from "./References.ts"
 export * as Session from "./Session.ts"
 
 /**
+ * The working context a session hands to the model: one system message (the tool-usage rules, the visible concluded
+ * summaries and the memory paragraph), then the ambient window, the expanded efforts' logs, the other open efforts'
+ * logs and the active effort's log last.
+ *
+ * @since 0.1.0
+ */
+export * as SessionContext from "./SessionContext.ts"
+
+/**
+ * The errors of a session: the effort tools' errors (CCM's error texts, as typed errors) and the validation failure of
+ * a session's settings. `SessionStoreError` and `SummarizerError` stay beside their services.
+ *
+ * @since 0.1.0
+ */
+export * as SessionError from "./SessionError.ts"
+
+/**
+ * What a session measures: the {@link DecayMetrics} returned with every turn and the Effect metrics updated alongside
+ * them, named as in the slice-3 (decay) and slice-2 (context) specs.
+ *
+ * @since 0.1.0
+ */
+export * as SessionMetrics from "./SessionMetrics.ts"
+
+/**
  * The storage port of a session. `SessionStore.layerMemory` keeps everything in memory;
  * `SessionStore.layerFile(directory)` reads and writes CCM's session directory on Effect's `FileSystem`:
  *

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Effect, Layer, Metric } from "effect"
-import { Banner, Session, SessionStore, Summarizer } from "../src/index.ts"
+import { Banner, Session, SessionContext, SessionMetrics, SessionStore, Summarizer } from "../src/index.ts"
 import {
   AUTH_SUMMARY,
   concluded,
@@ -232,10 +232,10 @@ describe("working context (upstream tests)", () => {
       const session = yield* Session.Session
       const context = yield* session.buildContext()
       const system = systemText(context)
-      assert.include(system, Session.SUMMARIES_HEADER)
+      assert.include(system, SessionContext.SUMMARIES_HEADER)
       assert.include(system, `- auth-bug: ${AUTH_SUMMARY}`)
       assert.include(system, `- perf-fix: ${PERF_SUMMARY}`)
-      assert.include(system, Session.MEMORY_SECTION)
+      assert.include(system, SessionContext.MEMORY_SECTION)
       assert.isFalse(context.some((m) => m.content.includes("Question 0 about auth")))
     }).pipe(Effect.provide(sessionLayer({}, proofInit)))
   )
@@ -415,7 +415,7 @@ describe("proof runs (upstream, scripted)", () => {
       assert.include(system, "- auth-bug:")
       assert.include(system, "- perf-fix:")
       assert.notInclude(system, "- sailing-trip:")
-      assert.include(system, Session.MEMORY_SECTION)
+      assert.include(system, SessionContext.MEMORY_SECTION)
       assert.strictEqual(context.length - 1, 20)
       assert.strictEqual(context[context.length - 1]!.content, "Nothing special about the weather.")
       assert.deepStrictEqual(
@@ -661,13 +661,16 @@ describe("Session: heed additions", () => {
       assert.isAbove(metrics.context_tokens, 0)
       assert.isAbove(metrics.savings_vs_naive, 0.5)
       assert.isAbove(metrics.tokens_saved_by_decay, 100)
-      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.auto_collapses)).count, 1)
-      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.manual_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(SessionMetrics.SessionMetrics.auto_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(SessionMetrics.SessionMetrics.manual_collapses)).count, 1)
       assert.strictEqual(
-        (yield* Metric.value(Session.SessionMetrics.tokens_saved_by_decay)).count,
+        (yield* Metric.value(SessionMetrics.SessionMetrics.tokens_saved_by_decay)).count,
         metrics.tokens_saved_by_decay
       )
-      assert.strictEqual((yield* Metric.value(Session.SessionMetrics.context_tokens)).value, metrics.context_tokens)
+      assert.strictEqual(
+        (yield* Metric.value(SessionMetrics.SessionMetrics.context_tokens)).value,
+        metrics.context_tokens
+      )
     }).pipe(
       Effect.provide(sessionLayer({ decay_threshold: 2 }, proofInit)),
       Effect.provideService(Metric.MetricRegistry, new Map())

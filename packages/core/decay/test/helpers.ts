@@ -1,7 +1,7 @@
 import { TokenCounter } from "@heed/schema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type Model, Session, SessionStore, Summarizer } from "../src/index.ts"
+import { type Model, Session, type SessionContext, SessionStore, Summarizer } from "../src/index.ts"
 
 export const TS = "2026-02-15T18:00:00"
 
@@ -56,7 +56,7 @@ export const sessionLayer = (
     )
   )
 
-export const contextTokens = (messages: ReadonlyArray<Session.ContextMessage>): number =>
+export const contextTokens = (messages: ReadonlyArray<SessionContext.ContextMessage>): number =>
   messages.reduce((sum, message) => sum + TokenCounter.countO200k(message.content), 0)
 
-export const systemText = (messages: ReadonlyArray<Session.ContextMessage>): string => messages[0]!.content
+export const systemText = (messages: ReadonlyArray<SessionContext.ContextMessage>): string => messages[0]!.content

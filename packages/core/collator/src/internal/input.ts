@@ -7,9 +7,9 @@ import * as Schema from "effect/Schema"
 import { isTimeZone } from "./time.ts"
 
 /**
- * Thrown (synchronously) by {@link generate}, {@link isSuppressed} and {@link matchesPattern} when the caller's own
- * arguments are invalid: `now` is not a valid `Date`, or `timezone` is not an IANA time zone. `param` names the
- * argument. Bad entries in the snapshot never throw: they are skipped or never match.
+ * Thrown (synchronously) by {@link generate}, `Suppression.isSuppressed` and `Pattern.matchesPattern` when the
+ * caller's own arguments are invalid: `now` is not a valid `Date`, or `timezone` is not an IANA time zone. `param`
+ * names the argument. Bad entries in the snapshot never throw: they are skipped or never match.
  *
  * @category errors
  * @since 0.1.0
