@@ -257,8 +257,9 @@ export interface ViewRow {
 
 /**
  * What an agent is served under a budget of `budget` tokens or nodes: `view`, the tree through
- * `Pipeline.optimize`; `digest`, `Digest.make` of it; `briefing`, the briefing's text lines, most severe first, cut
- * where the budget ends (`cut` lines left out). `total` is the whole tree and `floor` the smallest view the optimiser
+ * `Pipeline.optimize`; `digest`, `Digest.make` of it; `briefing`, the briefing at that budget as text lines, most
+ * severe first: under a token budget the collator's own fit (`tokens` counts its compact JSON as an agent gets it;
+ * `cut` is how many of the full briefing's lines it no longer has), under a node budget the first `budget` lines. `total` is the whole tree and `floor` the smallest view the optimiser
  * can make (root children and pinned subtrees are never cut), so a token budget under `floor.tokens` cannot be met.
  *
  * @category models
@@ -308,20 +309,43 @@ const rowsOf = (view: Node.Node, full: Node.Node | undefined): Array<ViewRow> =>
   return rows
 }
 
-/** The briefing's text lines that fit the budget, from the most severe, and a `+N more lines` stub when some do not. */
-const briefingAt = (lines: ReadonlyArray<string>, unit: "tokens" | "nodes", budget: number): ViewReply["briefing"] => {
-  const textOf = (kept: number) => {
-    const cut = lines.length - kept
-    return [...lines.slice(0, kept), ...(cut > 0 ? [`+${cut} more lines`] : [])].join("\n")
+/** The o200k tokens of the compact JSON `get_briefing` returns to an agent. */
+const agentTokens = (briefing: Briefing.Briefing): number =>
+  TokenCounter.countO200k(JSON.stringify(BriefingView.json(briefing)))
+
+/**
+ * The briefing at a budget. In tokens it is the collator's own fit under that budget (`fitted`: shorter texts,
+ * healthy sources folded into a count, fewer names, counts only as the last resort), counted as an agent gets it;
+ * `cut` is how many of the full briefing's lines it no longer has. In nodes it is the full briefing's first `budget`
+ * lines, most severe first.
+ */
+const briefingAt = (
+  lines: ReadonlyArray<string>,
+  budget: number,
+  fitted:
+    | { readonly briefing: Briefing.Briefing; readonly summary: string; readonly lines: ReadonlyArray<string> }
+    | undefined
+): ViewReply["briefing"] => {
+  if (fitted !== undefined) {
+    const fittedLines = [fitted.summary, ...fitted.lines]
+    return {
+      lines: fittedLines,
+      cut: Math.max(0, lines.length - fittedLines.length),
+      tokens: agentTokens(fitted.briefing)
+    }
   }
-  let kept = lines.length
-  if (unit === "nodes") kept = Math.min(kept, budget)
-  else while (kept > 0 && TokenCounter.countO200k(textOf(kept)) > budget) kept--
-  return { lines: lines.slice(0, kept), cut: lines.length - kept, tokens: TokenCounter.countO200k(textOf(kept)) }
+  const kept = lines.slice(0, budget)
+  const cut = lines.length - kept.length
+  return {
+    lines: kept,
+    cut,
+    tokens: TokenCounter.countO200k([...kept, ...(cut > 0 ? [`+${cut} more lines`] : [])].join("\n"))
+  }
 }
 
 /**
- * Computes the {@link ViewReply} for a tree and the briefing's text lines.
+ * Computes the {@link ViewReply} for a tree and the briefing's text lines; `fitted` is the briefing the collator fits
+ * under a token budget (`Awareness.peekBriefingWithin`), shown for `unit: "tokens"`.
  *
  * @category constructors
  * @since 0.1.0
@@ -330,7 +354,8 @@ export const viewOf = (
   tree: Node.Node,
   briefingLines: ReadonlyArray<string>,
   unit: "tokens" | "nodes",
-  budget: number
+  budget: number,
+  fitted?: { readonly briefing: Briefing.Briefing; readonly summary: string; readonly lines: ReadonlyArray<string> }
 ): ViewReply => {
   const request: Pipeline.Request = unit === "tokens" ? { max_tokens: budget } : { max_nodes: budget }
   const view = Pipeline.optimize(tree, request)
@@ -351,7 +376,7 @@ export const viewOf = (
       rows: rowsOf(digest, undefined),
       cut: Math.max(0, Node.childrenOf(fullDigest).length - digestEntries)
     },
-    briefing: briefingAt(briefingLines, unit, budget)
+    briefing: briefingAt(briefingLines, budget, unit === "tokens" ? fitted : undefined)
   }
 }
 
@@ -368,9 +393,12 @@ const unauthorized = HttpServerResponse.jsonUnsafe(
 
 const failed = (failure: ToolFailure) => problem(503, failure.code, failure.message)
 
-/** The briefing and its lines, peeked (a dashboard read never delivers a due reminder). */
-const briefingOf = (owner: string) =>
-  Effect.map(peekBriefingAs(owner), (value) => {
+/**
+ * The briefing and its lines, peeked (a dashboard read never delivers a due reminder); with `maxTokens`, as the
+ * collator fits it under that budget.
+ */
+const briefingOf = (owner: string, maxTokens?: number) =>
+  Effect.map(peekBriefingAs(owner, maxTokens), (value) => {
     const briefing = value as Briefing.Briefing
     const [summary = "", ...lines] = BriefingView.text(briefing).split("\n")
     return { briefing, summary, lines }
@@ -413,7 +441,7 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
             briefing,
             summary,
             lines,
-            tokens: TokenCounter.countO200k(JSON.stringify(BriefingView.json(briefing))),
+            tokens: agentTokens(briefing),
             text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
           }
           return json(reply)
@@ -436,11 +464,15 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
             return problem(400, "invalid_parameter", `budget must be an integer from 0 to ${maxBudget}`)
           }
           const read = yield* Effect.result(
-            Effect.all([live.currentTree(owner), Effect.provideContext(briefingOf(owner), context)])
+            Effect.all([
+              live.currentTree(owner),
+              Effect.provideContext(briefingOf(owner), context),
+              unit === "tokens" ? Effect.provideContext(briefingOf(owner, budget), context) : Effect.succeed(undefined)
+            ])
           )
           if (read._tag === "Failure") return failed(read.failure)
-          const [tree, { lines, summary }] = read.success
-          return json(viewOf(tree, [summary, ...lines], unit, budget))
+          const [tree, full, fitted] = read.success
+          return json(viewOf(tree, [full.summary, ...full.lines], unit, budget, fitted))
         })
       )
       return Layer.mergeAll(briefingRoute, viewRoute)

@@ -93,17 +93,21 @@ export const inputSchemaOf = (name: string): Readonly<Record<string, unknown>> =
 
 /**
  * The briefing an owner's next read would get, delivering nothing (`Awareness.peekBriefing`): for background
- * readers such as the live tree, which must not consume a due reminder's delivery.
+ * readers such as the live tree, which must not consume a due reminder's delivery. With `maxTokens`, that briefing
+ * fitted by the collator under that budget instead (`Awareness.peekBriefingWithin`, generated afresh).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const peekBriefingAs = (owner: string): Effect.Effect<unknown, ToolFailure, Backend> =>
+export const peekBriefingAs = (owner: string, maxTokens?: number): Effect.Effect<unknown, ToolFailure, Backend> =>
   Effect.flatMap(Backend, (backend) =>
     backend.forOwner(owner).pipe(
       Effect.mapError(toFailure),
       Effect.flatMap((awareness) =>
-        Effect.mapError(awareness.peekBriefing, (error) => toFailure(ToolError.fromFailure(error)))
+        Effect.mapError(
+          maxTokens === undefined ? awareness.peekBriefing : awareness.peekBriefingWithin(maxTokens),
+          (error) => toFailure(ToolError.fromFailure(error))
+        )
       )
     )
   )

@@ -274,6 +274,16 @@ describe("dashboard: what the agent sees", () => {
         assert.isAtMost(small.briefing.tokens, budget)
         assert.isAtMost(small.digest.tokens, budget)
 
+        // The briefing at a token budget is the collator's own fit: richer than the default briefing (500 tokens)
+        // when the budget is larger, every source on its own line; folded into groups and counts when it is smaller.
+        const standard = JSON.parse((yield* get(`${base}/dashboard/briefing`)).text) as { tokens: number }
+        assert.isAbove(small.briefing.tokens, standard.tokens)
+        assert.include(small.briefing.lines, "CRITICAL host-6: Load is high on host 6")
+        const tight = (yield* read("tokens", 200)).reply
+        assert.isAtMost(tight.briefing.tokens, 200)
+        assert.isBelow(tight.briefing.tokens, standard.tokens)
+        assert.match(tight.briefing.lines[0] ?? "", /^4 critical/)
+
         const nodes = (yield* read("nodes", 10)).reply
         assert.isAtMost(nodes.view.nodes, Math.max(10, nodes.floor.nodes))
         assert.isAtMost(nodes.briefing.lines.length, 10)

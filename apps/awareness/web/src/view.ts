@@ -319,7 +319,9 @@ export const viewBriefing = (reply: ViewReply): ReadonlyArray<Child> => [
       h(
         "li",
         { "data-testid": "briefing-stub", "data-count": String(reply.briefing.cut), class: "stub" },
-        `+${reply.briefing.cut} more lines`
+        reply.unit === "tokens"
+          ? `${reply.briefing.cut} fewer lines than the default briefing (folded or left out to fit)`
+          : `+${reply.briefing.cut} more lines`
       )
   )
 ]

@@ -45,7 +45,9 @@ export type Stats = Reply<"get_stats">
  * The awareness service's interface: one method per tool, taking the tool's decoded parameters
  * (`AwarenessTools.Input<name>`) and answering its reply (`AwarenessTools.Reply<name>`), failing with
  * {@link AwarenessError}. `peekBriefing` is the briefing the next reader would get, delivering nothing (for
- * background watchers such as a change notifier).
+ * background watchers such as a change notifier); `peekBriefingWithin(maxTokens)` is that briefing fitted by the
+ * collator under another token budget (at most `maxTokens` where the collator's last-resort counts fit), generated
+ * afresh and never cached (for a view of what an agent with a smaller budget would be told).
  *
  * @category models
  * @since 0.1.0
@@ -68,6 +70,7 @@ export interface AwarenessShape {
   readonly actedOn: (input: Input<"acted_on">) => Effect.Effect<Reply<"acted_on">, AwarenessError>
   readonly getBriefing: (input?: Input<"get_briefing">) => Effect.Effect<Briefing, AwarenessError>
   readonly peekBriefing: Effect.Effect<Briefing, AwarenessError>
+  readonly peekBriefingWithin: (maxTokens: number) => Effect.Effect<Briefing, AwarenessError>
   readonly getAlerts: (input?: Input<"get_alerts">) => Effect.Effect<Reply<"get_alerts">, AwarenessError>
   readonly getStatus: (input: Input<"get_status">) => Effect.Effect<Reply<"get_status">, AwarenessError>
   readonly getKnowledge: (input?: Input<"get_knowledge">) => Effect.Effect<Reply<"get_knowledge">, AwarenessError>
@@ -149,13 +152,16 @@ const make = (options: AwarenessOptions): Effect.Effect<AwarenessShape, Awarenes
       return yield* Effect.mapError(briefings.read(yield* deps.now), unavailable)
     })
     const peekBriefing = Effect.flatMap(deps.now, (nowMs) => Effect.mapError(briefings.peek(nowMs), unavailable))
+    const peekBriefingWithin = (maxTokens: number) =>
+      Effect.flatMap(deps.now, (nowMs) => Effect.mapError(briefings.peekWithin(nowMs, maxTokens), unavailable))
     return {
       ...Writes.make(deps),
       ...Intentions.make(deps),
       ...Reads.make(deps),
       ...Maintenance.make(deps),
       getBriefing,
-      peekBriefing
+      peekBriefing,
+      peekBriefingWithin
     }
   })
 

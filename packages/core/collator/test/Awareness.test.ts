@@ -581,6 +581,44 @@ describe("Awareness: intentions", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
+  it.effect("peekBriefingWithin fits the briefing under a smaller token budget, uncached and delivering nothing", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      for (let i = 0; i < 12; i++) {
+        const source = `host-${String(i).padStart(2, "0")}`
+        yield* awareness.reportStatus({ source, tags: ["infra"], metrics: { cpu_pct: 50 } })
+        yield* awareness.reportAlert({
+          source,
+          tags: ["infra"],
+          alert_id: "disk",
+          level: i % 3 === 0 ? "critical" : "warning",
+          message: `Disk usage on ${source} is at ${80 + i}% and rising by about two points an hour since midnight`
+        })
+      }
+      const { id } = yield* awareness.remind({
+        goal: "Rotate keys",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      const agentTokens = (b: object) => TokenCounter.countO200k(TokenCounter.toCompactJson(b))
+      const full = yield* awareness.peekBriefing
+      const fitted = yield* awareness.peekBriefingWithin(250)
+      assert.isAbove(agentTokens(full), 250)
+      assert.isAtMost(agentTokens(fitted), 250)
+      assert.strictEqual(fitted.attention_needed, true)
+      assert.strictEqual(fitted.summary.length > 0, true, "the fitted briefing still has a summary")
+      // not cached: the next unbudgeted peek is the full briefing again, and the due reminder is still undelivered
+      assert.deepStrictEqual(yield* awareness.peekBriefing, full)
+      assert.lengthOf((yield* awareness.getIntentions({ state: "pending" })).entries, 1)
+      const read = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, true]]
+      )
+    }).pipe(Effect.provide(TestLayer))
+  )
+
   it.effect("intentions are marked new exactly once under concurrent briefing reads (also across instances)", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)

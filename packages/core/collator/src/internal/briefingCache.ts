@@ -37,10 +37,14 @@ export interface Options extends Omit<Collator.Options, "stalenessSec" | "stalen
   readonly fired_retention_minutes?: number | undefined
 }
 
-/** The cache: `read` delivers due intentions, `peek` delivers nothing. */
+/**
+ * The cache: `read` delivers due intentions, `peek` delivers nothing, and `peekWithin` generates (uncached, delivering
+ * nothing) under another token budget.
+ */
 export interface BriefingCache {
   readonly read: (nowMs: number) => Effect.Effect<Briefing, StoreError>
   readonly peek: (nowMs: number) => Effect.Effect<Briefing, StoreError>
+  readonly peekWithin: (nowMs: number, maxTokens: number) => Effect.Effect<Briefing, StoreError>
 }
 
 interface Cached {
@@ -258,5 +262,15 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
           })
         )
       })
-    return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false) }
+    // The collator's budgets are exclusive ("strictly under"), a view's maximum is inclusive.
+    const peekWithin = (nowMs: number, maxTokens: number) =>
+      Effect.map(
+        rebuild(
+          { ...ctx, options: { ...options, budget: { allClear: maxTokens + 1, issues: maxTokens + 1 } } },
+          nowMs,
+          false
+        ),
+        (built) => built.briefing
+      )
+    return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false), peekWithin }
   })
