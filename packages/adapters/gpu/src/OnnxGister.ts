@@ -7,7 +7,6 @@
 import { Gister } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { OnnxSessionError, Provider, ProviderEvent } from "./ExecutionProvider.ts"
 import { type Graph, type GraphError, meanPoolGist } from "./Graphs.ts"
@@ -110,8 +109,5 @@ export class OnnxGister extends Context.Service<OnnxGister, OnnxGisterShape>()("
   /** Opens a gister in the current scope. */
   static readonly make = make
   /** A layer providing both `OnnxGister` and the allocator's `Gister`. */
-  static readonly layer = (
-    options: OnnxOptions = {}
-  ): Layer.Layer<OnnxGister | Gister.Gister, OnnxSessionError | GraphError> =>
-    layerAsPort(OnnxGister, Gister.Gister, make(options))
+  static readonly layer = (options: OnnxOptions = {}) => layerAsPort(OnnxGister, Gister.Gister, make(options))
 }

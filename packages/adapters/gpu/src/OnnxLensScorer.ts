@@ -8,7 +8,6 @@
 import { LensScorer } from "@heed/allocator"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import type { OnnxSessionError, Provider, ProviderEvent } from "./ExecutionProvider.ts"
@@ -232,8 +231,6 @@ export class OnnxLensScorer extends Context.Service<OnnxLensScorer, OnnxLensScor
   /** Opens a scorer in the current scope. */
   static readonly make = make
   /** A layer providing both `OnnxLensScorer` and the allocator's `LensScorer`. */
-  static readonly layer = (
-    options: OnnxOptions = {}
-  ): Layer.Layer<OnnxLensScorer | LensScorer.LensScorer, OnnxSessionError | GraphError> =>
+  static readonly layer = (options: OnnxOptions = {}) =>
     layerAsPort(OnnxLensScorer, LensScorer.LensScorer, make(options))
 }
