@@ -13,6 +13,7 @@ import { BriefingNotifier } from "@heed/mcp"
 import * as ByteSize from "effect/ByteSize"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type * as HttpBody from "effect/http/HttpBody"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -102,6 +103,15 @@ export const withoutTags = (text: string): string =>
         .join("\n")
     : text
 
+/** A body's text: the text it was made from when it kept it, else its bytes decoded. */
+const textOf = (body: HttpBody.Uint8Array): string => body.text ?? new TextDecoder().decode(body.body)
+
+/** Whether a body contains the ASCII `needle`, looked up in its bytes (most replies are never decoded). */
+const mentions = (body: HttpBody.Uint8Array, needle: string): boolean =>
+  body.text !== undefined
+    ? body.text.includes(needle)
+    : Buffer.from(body.body.buffer, body.body.byteOffset, body.body.byteLength).includes(needle)
+
 const { audienceKey } = BriefingNotifier
 
 /** A JSON-RPC message's audience tag, when it has one. */
@@ -168,8 +178,8 @@ const addressed = (response: HttpServerResponse.HttpServerResponse, audience: st
       contentType: body.contentType
     })
   }
-  if (body._tag !== "Uint8Array") return response
-  const text = new TextDecoder().decode(body.body)
+  if (body._tag !== "Uint8Array" || !mentions(body, audienceKey)) return response
+  const text = textOf(body)
   const kept = forAudience(text, audience)
   if (kept === text) return response
   return HttpServerResponse.text(kept, {
@@ -213,13 +223,13 @@ const tooLargeReply = (
 
 /** Caps a single JSON reply's size (large reads must page; a client cannot make the server hold huge replies). */
 const bounded = (response: HttpServerResponse.HttpServerResponse, message: Record<string, unknown>, limit: number) =>
-  response.body._tag === "Uint8Array" && response.body.body.length > limit
-    ? tooLargeReply(response, message, response.body.body.length, limit)
+  response.body._tag === "Uint8Array" && response.body.contentLength > limit
+    ? tooLargeReply(response, message, response.body.contentLength, limit)
     : response
 
 const cleaned = (response: HttpServerResponse.HttpServerResponse) => {
-  if (response.body._tag !== "Uint8Array") return response
-  const text = new TextDecoder().decode(response.body.body)
+  if (response.body._tag !== "Uint8Array" || !mentions(response.body, '"_tag"')) return response
+  const text = textOf(response.body)
   const fixed = withoutTags(text)
   if (fixed === text) return response
   return HttpServerResponse.text(fixed, {

@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
-import { AwarenessMcp, AwarenessResolver, Instructions, Resources } from "../src/index.ts"
+import { AwarenessMcp, AwarenessResolver, BriefingNotifier, Instructions, Resources } from "../src/index.ts"
 import { makeClient, ok, read } from "./helpers.ts"
 
 describe("Resources", () => {
@@ -246,6 +246,39 @@ describe("Briefing subscription", () => {
         second.fired_intentions.map((fired: { goal: string; new?: boolean }) => [fired.goal, fired.new]),
         [["Call the plumber", undefined]]
       )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("with audiences, a change is announced to the audience of the service whose briefing changed", () =>
+    Effect.gen(function* () {
+      const resolver = Layer.unwrap(
+        Effect.map(Awareness.Awareness, (awareness) =>
+          Layer.succeed(
+            AwarenessResolver.AwarenessResolver,
+            AwarenessResolver.AwarenessResolver.of({
+              current: Effect.succeed(awareness),
+              watched: Effect.succeed([awareness]),
+              audienceOf: (service) => (service === awareness ? "audience-of-alice" : undefined)
+            })
+          )
+        )
+      )
+      const client = yield* McpTest.makeClient(
+        AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(
+          Layer.provide(resolver),
+          Layer.provide(Awareness.Awareness.layer),
+          Layer.provide(Store.Store.layerMemory)
+        ),
+        { protocols: AwarenessMcp.protocols }
+      )
+      yield* client.subscribe({ uri: "awareness://briefing" })
+      yield* ok(client, "report_alert", { source: "a", tags: [], alert_id: "x", level: "critical", message: "m" })
+      const notification = yield* Queue.take(client.notifications)
+      assert.deepStrictEqual(notification, {
+        _tag: "Notification",
+        method: "notifications/resources/updated",
+        payload: { uri: "awareness://briefing", _meta: { [BriefingNotifier.audienceKey]: "audience-of-alice" } }
+      } as unknown as typeof notification)
     }).pipe(Effect.scoped)
   )
 
