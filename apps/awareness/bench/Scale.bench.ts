@@ -9,7 +9,7 @@
  * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone; the memory rows also
  * split it (heap, external, PGlite's WebAssembly memory) through bench/memoryProbe.ts. Each latency row also
  * records the 1-minute load average of the machine when it ended (`load`): on a shared machine it says how much the
- * numbers can be trusted.
+ * numbers can be trusted. HEED_BENCH_BACKEND=pglite or =postgres runs one backend only.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -185,25 +185,30 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
   }
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-scale-"))
-try {
-  await runBackend("embedded PGlite", ["--data-dir", join(dataDir, "data")])
-} finally {
-  rmSync(dataDir, { recursive: true, force: true })
+const only = process.env.HEED_BENCH_BACKEND
+if (only === undefined || only === "pglite") {
+  const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-scale-"))
+  try {
+    await runBackend("embedded PGlite", ["--data-dir", join(dataDir, "data")])
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 }
 
-const serverUrl = new URL(process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
-const database = `heed_bench_scale_${process.pid}`
-const psql = (sql: string) => spawnSync("psql", [serverUrl.toString(), "-qc", sql], { encoding: "utf8" })
-const created = psql(`CREATE DATABASE ${database}`)
-if (created.status !== 0) {
-  console.warn(`Skipping the PostgreSQL rows: could not create a database (${created.error ?? created.stderr})`)
-} else {
-  try {
-    const url = new URL(serverUrl)
-    url.pathname = `/${database}`
-    await runBackend("PostgreSQL server", ["--database-url", url.toString()])
-  } finally {
-    psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+if (only === undefined || only === "postgres") {
+  const serverUrl = new URL(process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test")
+  const database = `heed_bench_scale_${process.pid}`
+  const psql = (sql: string) => spawnSync("psql", [serverUrl.toString(), "-qc", sql], { encoding: "utf8" })
+  const created = psql(`CREATE DATABASE ${database}`)
+  if (created.status !== 0) {
+    console.warn(`Skipping the PostgreSQL rows: could not create a database (${created.error ?? created.stderr})`)
+  } else {
+    try {
+      const url = new URL(serverUrl)
+      url.pathname = `/${database}`
+      await runBackend("PostgreSQL server", ["--database-url", url.toString()])
+    } finally {
+      psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    }
   }
 }

@@ -6,7 +6,7 @@
  * - wasm_rss_mb: the resident part of those memories, from /proc/self/smaps (each is one mapping of its own size).
  * The server's code is unchanged: the probe only wraps the WebAssembly.Memory constructor to keep weak references.
  */
-import { readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, renameSync, writeFileSync } from "node:fs"
 
 // WebAssembly's types are not in this project's lib; the constructor and `buffer` are all the probe touches.
 interface WasmMemory {
@@ -55,5 +55,9 @@ process.on("SIGUSR2", () => {
     wasm_mb: mb(live.reduce((sum, bytes) => sum + bytes, 0)),
     wasm_rss_mb: mb(residentOfMappings(new Set(live)))
   }
-  writeFileSync(process.env.HEED_BENCH_MEMORY_OUT ?? "/dev/null", JSON.stringify(report))
+  const out = process.env.HEED_BENCH_MEMORY_OUT
+  if (out === undefined) return
+  // Written whole, then renamed: the bench polls for the file and must never read it half-written.
+  writeFileSync(`${out}.tmp`, JSON.stringify(report))
+  renameSync(`${out}.tmp`, out)
 })
