@@ -3,47 +3,9 @@
  * what an agent is served under a budget. The token goes in the `Authorization` header, never in the URL.
  */
 
-export interface BriefingReply {
-  readonly owner: string
-  readonly briefing: {
-    readonly summary: string
-    readonly attention_needed: boolean
-    readonly active_alerts: number
-    readonly active_suppressions: number
-    readonly suggested_mention?: string
-    readonly evaluation?: Readonly<Record<string, number>>
-  }
-  readonly summary: string
-  readonly lines: ReadonlyArray<string>
-  readonly tokens: number
-  readonly text_tokens: number
-}
+import type { BriefingReply, Unit, ViewReply } from "../../src/DashboardReply.ts"
 
-export interface ViewRow {
-  readonly depth: number
-  readonly id: string
-  readonly type: string
-  readonly line: string
-  readonly cut: number
-}
-
-export type Unit = "tokens" | "nodes"
-
-export interface ViewReply {
-  readonly unit: Unit
-  readonly budget: number
-  readonly total: { readonly nodes: number; readonly tokens: number }
-  readonly floor: { readonly nodes: number; readonly tokens: number }
-  readonly view: { readonly nodes: number; readonly tokens: number; readonly rows: ReadonlyArray<ViewRow> }
-  readonly digest: {
-    readonly nodes: number
-    readonly tokens: number
-    readonly summary: string
-    readonly rows: ReadonlyArray<ViewRow>
-    readonly cut: number
-  }
-  readonly briefing: { readonly lines: ReadonlyArray<string>; readonly cut: number; readonly tokens: number }
-}
+export type { BriefingReply, Unit, ViewReply, ViewRow } from "../../src/DashboardReply.ts"
 
 /** A read's outcome: its body, `unauthorized` (the token was refused or is missing), or another failure. */
 export type Outcome<A> =

@@ -91,31 +91,34 @@ let current: App | undefined
 const section = (id: string, title: string, ...body: ReadonlyArray<Node>) =>
   h("section", { class: "card", "aria-labelledby": `${id}-title`, id }, h("h2", { id: `${id}-title` }, title), ...body)
 
-const startApp = async (token: string | undefined, first: api.BriefingReply) => {
-  logout.hidden = token === undefined
-  const briefingBox = h("div", { "data-testid": "briefing", "aria-live": "polite" })
-  const sourcesBox = h("div", { "data-testid": "sources" })
-  const intentionsBox = h("div", { "data-testid": "intentions" })
-  const suppressionsBox = h("div", { "data-testid": "suppressions" })
-  const result = h("p", { "data-testid": "action-result", role: "status", "aria-live": "polite", hidden: true })
-  const agent = agentPanel(token)
+/** The page's boxes: one per card, the action result line, and the agent panel. */
+const layout = (agent: ReturnType<typeof agentPanel>) => {
+  const boxes = {
+    briefing: h("div", { "data-testid": "briefing", "aria-live": "polite" }),
+    sources: h("div", { "data-testid": "sources" }),
+    intentions: h("div", { "data-testid": "intentions" }),
+    suppressions: h("div", { "data-testid": "suppressions" }),
+    result: h("p", { "data-testid": "action-result", role: "status", "aria-live": "polite", hidden: true })
+  }
   const app = h(
     "div",
     { "data-testid": "app", class: "app" },
-    result,
+    boxes.result,
     h(
       "div",
       { class: "grid" },
-      section("briefing-card", "Briefing", briefingBox),
-      section("sources-card", "Sources and alerts", sourcesBox),
-      section("intentions-card", "Intentions", intentionsBox),
-      section("suppressions-card", "Suppressions", suppressionsBox),
+      section("briefing-card", "Briefing", boxes.briefing),
+      section("sources-card", "Sources and alerts", boxes.sources),
+      section("intentions-card", "Intentions", boxes.intentions),
+      section("suppressions-card", "Suppressions", boxes.suppressions),
       agent.element
     )
   )
-  replace(root, app, suppressDialog.element)
-  replace(briefingBox, view.briefing(first))
+  return { app, ...boxes }
+}
 
+/** Runs an affordance through the live tree and shows its outcome; a suppression first asks for its duration. */
+const actions = (result: HTMLElement, live: () => Live | undefined): view.OnAction => {
   const showResult = (outcome: "ok" | "error", message: string) => {
     result.dataset.outcome = outcome
     result.className = `result ${outcome}`
@@ -124,7 +127,9 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
   }
   const run = (request: view.ActionRequest, params?: Readonly<Record<string, unknown>>, done?: string) => {
     const label = request.affordance.label ?? request.affordance.action
-    live.invoke(request.path, request.affordance.action, params).then(
+    const connection = live()
+    if (connection === undefined) return showResult("error", `${label}: the live tree is not connected yet.`)
+    connection.invoke(request.path, request.affordance.action, params).then(
       () => showResult("ok", done ?? `${label}: done for ${request.target}.`),
       (error: unknown) =>
         showResult(
@@ -133,15 +138,20 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
         )
     )
   }
-  const onAction: view.OnAction = (request) => {
+  return (request) => {
     if (request.affordance.action === "suppress") suppressDialog.open(request, run)
     else run(request)
   }
+}
 
-  // the briefing follows the tree: one read at a time, the latest version wins
+/**
+ * The briefing follows the tree: one read at a time, the latest version wins; `document.body.dataset.version` is the
+ * tree version painted last (the benchmark watches it).
+ */
+const briefingFollower = (box: HTMLElement, token: string | undefined) => {
   let wanted = 0
   let reading = false
-  const readBriefing = async () => {
+  const read = async () => {
     if (reading) return
     reading = true
     try {
@@ -149,7 +159,7 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
         const version = wanted
         const outcome = await api.briefing(token)
         if (outcome._tag === "unauthorized") return expired()
-        if (outcome._tag === "ok") replace(briefingBox, view.briefing(outcome.value))
+        if (outcome._tag === "ok") replace(box, view.briefing(outcome.value))
         if (wanted === version) {
           document.body.dataset.version = String(version)
           return
@@ -159,12 +169,42 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
       reading = false
     }
   }
+  return (version: number) => {
+    wanted = version
+    void read()
+  }
+}
+
+/** The page when the live tree could not be opened: the error and a retry button. */
+const showConnectFailure = (error: unknown) => {
+  const retry = h("button", { type: "button" }, "Try again")
+  retry.addEventListener("click", () => void boot())
+  replace(
+    root,
+    h(
+      "div",
+      { "data-testid": "app", class: "app" },
+      h("p", { class: "error", role: "alert" }, `The live tree could not be opened: ${String(error)}`),
+      retry
+    )
+  )
+}
+
+const startApp = async (token: string | undefined, first: api.BriefingReply) => {
+  logout.hidden = token === undefined
+  const agent = agentPanel(token)
+  const boxes = layout(agent)
+  replace(root, boxes.app, suppressDialog.element)
+  replace(boxes.briefing, view.briefing(first))
+  let live: Live | undefined
+  const onAction = actions(boxes.result, () => live)
+  const followBriefing = briefingFollower(boxes.briefing, token)
   let shownTree: SlopNode.Node | undefined
   const paintTree = (tree: SlopNode.Node) => {
     shownTree = tree
-    replace(sourcesBox, view.sources(tree, onAction))
-    replace(intentionsBox, view.intentions(tree, onAction))
-    replace(suppressionsBox, view.suppressions(tree, onAction))
+    replace(boxes.sources, view.sources(tree, onAction))
+    replace(boxes.intentions, view.intentions(tree, onAction))
+    replace(boxes.suppressions, view.suppressions(tree, onAction))
   }
   // relative times ("in 25 min") move on between changes
   const clock = setInterval(() => {
@@ -172,26 +212,14 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
   }, 30_000)
   const onTree = (tree: SlopNode.Node, version: number) => {
     paintTree(tree)
-    wanted = version
-    void readBriefing()
+    followBriefing(version)
     agent.refresh()
   }
   setConnection("connecting")
-  let live: Live
   try {
     live = await connect(token, { onTree, onState: setConnection })
   } catch (error) {
-    const retry = h("button", { type: "button" }, "Try again")
-    retry.addEventListener("click", () => void boot())
-    replace(
-      root,
-      h(
-        "div",
-        { "data-testid": "app", class: "app" },
-        h("p", { class: "error", role: "alert" }, `The live tree could not be opened: ${String(error)}`),
-        retry
-      )
-    )
+    showConnectFailure(error)
     clearInterval(clock)
     return
   }
@@ -199,18 +227,7 @@ const startApp = async (token: string | undefined, first: api.BriefingReply) => 
 }
 
 // a read was refused mid-session (the token expired): start over, which forgets the token and asks for a new one
-const expired = () => {
-  // one start at a time (two reads refused at once start over once)
-  let starting: Promise<void> | undefined
-  const boot = (): Promise<void> => {
-    starting ??= start().finally(() => {
-      starting = undefined
-    })
-    return starting
-  }
-
-  void boot()
-}
+const expired = () => void boot()
 
 const stop = async () => {
   const app = current
@@ -293,61 +310,77 @@ const suppressDialog = (() => {
 // -----------------------------------------------------------------------------------------------------------------
 // What the agent sees
 
-const agentPanel = (token: string | undefined) => {
-  const slider = h("input", {
-    type: "range",
-    "data-testid": "budget",
-    id: "budget",
-    min: 0,
-    max: 1,
-    value: 1,
-    step: 1,
-    "aria-label": "Budget",
-    "aria-describedby": "budget-value"
-  })
-  const unit = h(
-    "select",
-    { "data-testid": "budget-unit", "aria-label": "Budget unit" },
-    h("option", { value: "tokens" }, "tokens"),
-    h("option", { value: "nodes" }, "nodes")
-  )
-  const value = h("output", { id: "budget-value", for: "budget" }, "")
-  const tokens = h("p", { "data-testid": "view-tokens", class: "facts" }, "")
-  const tree = h("div", { "data-testid": "agent-view", class: "agent-view" })
-  const digest = h("div", { "data-testid": "agent-digest" })
-  const briefing = h("div", { "data-testid": "view-briefing" })
+/** The agent panel's controls and boxes. */
+const agentElements = () => {
+  const els = {
+    slider: h("input", {
+      type: "range",
+      "data-testid": "budget",
+      id: "budget",
+      min: 0,
+      max: 1,
+      value: 1,
+      step: 1,
+      "aria-label": "Budget",
+      "aria-describedby": "budget-value"
+    }),
+    unit: h(
+      "select",
+      { "data-testid": "budget-unit", "aria-label": "Budget unit" },
+      h("option", { value: "tokens" }, "tokens"),
+      h("option", { value: "nodes" }, "nodes")
+    ),
+    value: h("output", { id: "budget-value", for: "budget" }, ""),
+    tokens: h("p", { "data-testid": "view-tokens", class: "facts" }, ""),
+    tree: h("div", { "data-testid": "agent-view", class: "agent-view" }),
+    digest: h("div", { "data-testid": "agent-digest" }),
+    briefing: h("div", { "data-testid": "view-briefing" })
+  }
   const element = section(
     "agent-card",
     "What the agent sees",
     h(
       "p",
       { class: "muted" },
-      "The tree as an agent is served it under a budget (Pipeline.optimize), its digest, and the briefing cut to the same budget."
+      "The tree as an agent is served it under a budget (Pipeline.optimize), its digest, and the briefing the collator fits to that budget."
     ),
-    h("div", { class: "controls" }, h("label", { for: "budget" }, "Budget"), slider, value, unit),
-    tokens,
-    tree,
-    h("details", {}, h("summary", {}, "Attention digest (Digest.make)"), digest),
+    h("div", { class: "controls" }, h("label", { for: "budget" }, "Budget"), els.slider, els.value, els.unit),
+    els.tokens,
+    els.tree,
+    h("details", {}, h("summary", {}, "Attention digest (Digest.make)"), els.digest),
     h("h3", {}, "Briefing at this budget"),
-    briefing
+    els.briefing
   )
+  return { ...els, element }
+}
+
+type AgentElements = ReturnType<typeof agentElements>
+
+/** Paints a view: the slider's range becomes the tree's (from the smallest view to the whole tree). */
+const paintAgentView = (els: AgentElements, reply: api.ViewReply, full: boolean) => {
+  const unitFloor = reply.unit === "tokens" ? reply.floor.tokens : reply.floor.nodes
+  const unitTotal = reply.unit === "tokens" ? reply.total.tokens : reply.total.nodes
+  els.slider.min = String(unitFloor)
+  els.slider.max = String(Math.max(unitFloor, unitTotal))
+  if (full) els.slider.value = els.slider.max
+  els.value.textContent = `${els.slider.value} ${reply.unit}`
+  els.slider.setAttribute("aria-valuetext", `${els.slider.value} ${reply.unit}`)
+  els.tokens.textContent = view.viewFacts(reply)
+  replace(els.tree, view.agentView(reply))
+  replace(els.digest, ...view.digest(reply))
+  replace(els.briefing, ...view.viewBriefing(reply))
+}
+
+const agentPanel = (token: string | undefined) => {
+  const els = agentElements()
+  const { slider, unit } = els
   // full until the user moves the slider; then the chosen budget, kept within the tree's range
   let full = true
   let requested = 0
   let busy = false
   const budget = () => (full ? 1_000_000 : Number(slider.value))
   const paint = (reply: api.ViewReply) => {
-    const unitFloor = reply.unit === "tokens" ? reply.floor.tokens : reply.floor.nodes
-    const unitTotal = reply.unit === "tokens" ? reply.total.tokens : reply.total.nodes
-    slider.min = String(unitFloor)
-    slider.max = String(Math.max(unitFloor, unitTotal))
-    if (full) slider.value = slider.max
-    value.textContent = `${slider.value} ${reply.unit}`
-    slider.setAttribute("aria-valuetext", `${slider.value} ${reply.unit}`)
-    tokens.textContent = view.viewFacts(reply)
-    replace(tree, view.agentView(reply))
-    replace(digest, ...view.digest(reply))
-    replace(briefing, ...view.viewBriefing(reply))
+    paintAgentView(els, reply, full)
     // the tree's range moved under a chosen budget (the browser clamped the slider): read the view at the new value
     if (!full && reply.budget !== Number(slider.value)) void refresh()
   }
@@ -363,7 +396,7 @@ const agentPanel = (token: string | undefined) => {
         const outcome = await api.view(token, unit.value as api.Unit, budget())
         if (outcome._tag === "unauthorized") return expired()
         if (outcome._tag === "ok") paint(outcome.value)
-        else tokens.textContent = `The view could not be read: ${outcome.message}`
+        else els.tokens.textContent = `The view could not be read: ${outcome.message}`
       }
     } finally {
       busy = false
@@ -371,14 +404,14 @@ const agentPanel = (token: string | undefined) => {
   }
   slider.addEventListener("input", () => {
     full = Number(slider.value) >= Number(slider.max)
-    value.textContent = `${slider.value} ${unit.value}`
+    els.value.textContent = `${slider.value} ${unit.value}`
     void refresh()
   })
   unit.addEventListener("change", () => {
     full = true
     void refresh()
   })
-  return { element, refresh: () => void refresh() }
+  return { element: els.element, refresh: () => void refresh() }
 }
 
 // -----------------------------------------------------------------------------------------------------------------
