@@ -209,6 +209,79 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
   )
 
   it.live(
+    "acknowledge, clear, fire and cancel run from the page through the tree's affordances, each showing its outcome " +
+      "and changing what the server holds",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* serve()
+        yield* posted(base, "/v1/status", { source: "nas", tags: ["infra"], metrics: {}, headline: "fine" })
+        yield* posted(base, "/v1/alerts", alert("nas", "disk", "warning", "Disk at 85%"))
+        const suppression = yield* posted(base, "/v1/suppressions", {
+          source: "ci",
+          duration_minutes: 30,
+          reason: "deploy window"
+        })
+        const inAnHour = new Date(Date.now() + 3_600_000).toISOString()
+        const keys = yield* posted(base, "/v1/intentions", {
+          goal: "Rotate keys",
+          source: "me",
+          tags: [],
+          deliver_at: inAnHour
+        })
+        const milk = yield* posted(base, "/v1/intentions", {
+          goal: "Buy milk",
+          source: "me",
+          tags: [],
+          deliver_at: inAnHour
+        })
+        const browser = yield* launchBrowser
+        const { page, errors } = yield* openPage(browser)
+        yield* load(page, base)
+        const result = "[data-testid=action-result]"
+        // each action's own outcome line: the result names the action and what it acted on
+        const outcome = (label: string) =>
+          pw(() =>
+            page.waitForFunction(
+              ([selector, label]) => {
+                const line = document.querySelector(selector)
+                return line?.getAttribute("data-outcome") === "ok" && (line.textContent ?? "").startsWith(label)
+              },
+              [result, label] as const
+            )
+          )
+
+        const row = '[data-testid=alert][data-alert-id="disk"]'
+        yield* pw(() => page.locator(`${row} button[data-action=acknowledge]`).click())
+        yield* outcome("Acknowledge")
+        const acknowledged = (yield* send(base, "GET", "/v1/briefing")).body
+        assert.strictEqual(acknowledged.evaluation.acknowledged, 1, "the server holds the alert acknowledged")
+
+        const suppressionRow = `[data-testid=suppression][data-suppression-id="${suppression.id}"]`
+        yield* pw(() => page.locator(`${suppressionRow} button[data-action=clear]`).click())
+        yield* outcome("Clear")
+        yield* waitCount(page, suppressionRow, "=", 0)
+        assert.deepStrictEqual((yield* send(base, "POST", "/v1/tools/get_suppressions", {})).body, [])
+
+        const intention = (id: string) => `[data-testid=intention][data-intention-id="${id}"]`
+        yield* pw(() => page.locator(`${intention(keys.id)} button[data-action=fire]`).click())
+        yield* outcome("Fire")
+        yield* pw(() => page.waitForSelector(`${intention(keys.id)}[data-state=fired]`))
+        yield* pw(() => page.locator(`${intention(milk.id)} button[data-action=cancel]`).click())
+        yield* outcome("Cancel")
+        yield* waitCount(page, intention(milk.id), "=", 0)
+        const states = (yield* send(base, "POST", "/v1/tools/get_intentions", {})).body as {
+          entries: Array<{ id: string; data: { state: string } }>
+        }
+        assert.deepStrictEqual(Object.fromEntries(states.entries.map((entry) => [entry.id, entry.data.state])), {
+          [keys.id]: "fired",
+          [milk.id]: "cancelled"
+        })
+        assert.deepStrictEqual(errors, [])
+      }),
+    90_000
+  )
+
+  it.live(
     "dragging the budget slider down leaves fewer nodes, shows the cuts as stubs, and keeps the view's token count " +
       "under the budget",
     () =>
