@@ -15,10 +15,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Backend from "../src/Backend.ts"
 import * as Server from "../src/Server.ts"
+import { settingsFor } from "../test/harness.ts"
 import { freePort, round, stats } from "./support.ts"
 
 // -- cold start -----------------------------------------------------------------------------------------------------
@@ -62,25 +62,7 @@ Bench.record("Awareness start", [
 
 const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-"))
 const scope = Effect.runSync(Scope.make())
-const settings = {
-  port: 0,
-  host: "127.0.0.1",
-  dataDir,
-  databaseUrl: Option.none(),
-  authRequired: false,
-  secret: Option.none(),
-  defaultOwner: "bench",
-  logLevel: "Warn" as const,
-  otlpEndpoint: Option.none(),
-  watchIntervalMs: 5000,
-  allowedOrigins: [],
-  clockSkewSec: 30,
-  maxBodyBytes: 1_048_576,
-  sessionIdleMs: 3_600_000,
-  maxSessions: 1000,
-  maxResponseBytes: 4 * 1_048_576,
-  socketTimeoutMs: 60_000
-}
+const settings = settingsFor({ dataDir, defaultOwner: "bench", watchIntervalMs: 5000 })
 const context = await Effect.runPromise(
   Layer.buildWithScope(
     Server.layerHttp(settings, Date.now()).pipe(Layer.provideMerge(Backend.layer({ _tag: "embedded", dataDir }))),

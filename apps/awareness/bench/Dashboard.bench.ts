@@ -18,12 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { chromium } from "playwright-core"
 import * as Backend from "../src/Backend.ts"
 import * as Server from "../src/Server.ts"
 import { browserUnavailableReason, buildPage, chromiumArgs, chromiumPath } from "../test/browser.ts"
+import { settingsFor } from "../test/harness.ts"
 import { round, stats } from "./support.ts"
 
 const WARMUP = 10
@@ -37,27 +37,13 @@ if (missing !== undefined) {
 
 const dataDir = mkdtempSync(join(tmpdir(), "heed-bench-dashboard-"))
 const scope = Effect.runSync(Scope.make())
-const settings = {
-  port: 0,
-  host: "127.0.0.1",
+const settings = settingsFor({
   dataDir,
-  databaseUrl: Option.none(),
-  authRequired: false,
-  secret: Option.none(),
   defaultOwner: "bench",
-  logLevel: "Warn" as const,
-  otlpEndpoint: Option.none(),
   watchIntervalMs: 5000,
-  allowedOrigins: [],
-  clockSkewSec: 30,
-  maxBodyBytes: 1_048_576,
-  sessionIdleMs: 3_600_000,
-  maxSessions: 1000,
-  maxResponseBytes: 4 * 1_048_576,
-  socketTimeoutMs: 60_000,
   // The page as ./heed build makes it (Vite, production), built afresh into a temporary folder.
   dashboardDir: await Effect.runPromise(buildPage)
-}
+})
 const context = await Effect.runPromise(
   Layer.buildWithScope(
     Server.layerHttp(settings, Date.now()).pipe(Layer.provideMerge(Backend.layer({ _tag: "embedded", dataDir }))),
