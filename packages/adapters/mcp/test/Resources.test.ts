@@ -1,12 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Awareness, Store } from "@heed/collator"
-import * as McpTest from "effect/ai/McpTest"
+import { Awareness } from "@heed/collator"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
-import { AwarenessMcp, AwarenessResolver, BriefingNotifier, Instructions, Resources } from "../src/index.ts"
+import { AwarenessResolver, BriefingNotifier, Instructions, Resources } from "../src/index.ts"
 import { makeClient, ok, read } from "./helpers.ts"
 
 describe("Resources", () => {
@@ -224,14 +223,7 @@ describe("Briefing subscription", () => {
       const resolver = Layer.unwrap(
         Effect.map(Awareness.Awareness, (real) => AwarenessResolver.AwarenessResolver.single(hooked(real)))
       )
-      const client = yield* McpTest.makeClient(
-        AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(
-          Layer.provide(resolver),
-          Layer.provide(Awareness.Awareness.layer),
-          Layer.provide(Store.Store.layerMemory)
-        ),
-        { protocols: AwarenessMcp.protocols }
-      )
+      const client = yield* makeClient({ resolver })
       yield* client.subscribe({ uri: "awareness://briefing" })
       armed = true
       yield* ok(client, "report_status", { source: "nas", tags: [], metrics: {} })
@@ -263,14 +255,7 @@ describe("Briefing subscription", () => {
           )
         )
       )
-      const client = yield* McpTest.makeClient(
-        AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(
-          Layer.provide(resolver),
-          Layer.provide(Awareness.Awareness.layer),
-          Layer.provide(Store.Store.layerMemory)
-        ),
-        { protocols: AwarenessMcp.protocols }
-      )
+      const client = yield* makeClient({ resolver })
       yield* client.subscribe({ uri: "awareness://briefing" })
       yield* ok(client, "report_alert", { source: "a", tags: [], alert_id: "x", level: "critical", message: "m" })
       const notification = yield* Queue.take(client.notifications)

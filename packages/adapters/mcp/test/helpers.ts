@@ -13,6 +13,8 @@ export const makeClient = (
     /** The notifier's coalescing window (default 0); under the TestClock, adjusting past it runs the check. */
     readonly debounce?: Duration.Input
     readonly protocolVersion?: "2025-06-18" | "2025-11-25" | "2026-07-28"
+    /** How requests find their service (default: the one `Awareness` in context). */
+    readonly resolver?: Layer.Layer<AwarenessResolver.AwarenessResolver, never, Awareness.Awareness>
   } = {}
 ) =>
   McpTest.makeClient(
@@ -20,7 +22,7 @@ export const makeClient = (
       notificationDebounce: options.debounce ?? 0,
       pollInterval: options.pollInterval ?? 0
     }).pipe(
-      Layer.provide(AwarenessResolver.AwarenessResolver.layer),
+      Layer.provide(options.resolver ?? AwarenessResolver.AwarenessResolver.layer),
       Layer.provide(Awareness.Awareness.layer),
       Layer.provide(Store.Store.layerMemory)
     ),

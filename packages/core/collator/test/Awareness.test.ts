@@ -26,6 +26,15 @@ const head = <A>(items: ReadonlyArray<A>): A => {
 
 const failure = <A, R>(effect: Effect.Effect<A, AwarenessError.AwarenessError, R>) => Effect.flip(effect)
 
+/** The next read delivers exactly this due intention, marked new. */
+const deliveredAsNew = (awareness: Awareness.AwarenessShape, id: string) =>
+  Effect.map(awareness.getBriefing(), (read) =>
+    assert.deepStrictEqual(
+      read.fired_intentions?.map((item) => [item.id, item.new]),
+      [[id, true]]
+    )
+  )
+
 /** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
 const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
 
@@ -573,11 +582,7 @@ describe("Awareness: intentions", () => {
         [id]
       )
       assert.lengthOf((yield* awareness.getIntentions({ state: "pending" })).entries, 1)
-      const read = yield* awareness.getBriefing()
-      assert.deepStrictEqual(
-        read.fired_intentions?.map((item) => [item.id, item.new]),
-        [[id, true]]
-      )
+      yield* deliveredAsNew(awareness, id)
     }).pipe(Effect.provide(TestLayer))
   )
 
@@ -611,11 +616,7 @@ describe("Awareness: intentions", () => {
       // not cached: the next unbudgeted peek is the full briefing again, and the due reminder is still undelivered
       assert.deepStrictEqual(yield* awareness.peekBriefing, full)
       assert.lengthOf((yield* awareness.getIntentions({ state: "pending" })).entries, 1)
-      const read = yield* awareness.getBriefing()
-      assert.deepStrictEqual(
-        read.fired_intentions?.map((item) => [item.id, item.new]),
-        [[id, true]]
-      )
+      yield* deliveredAsNew(awareness, id)
     }).pipe(Effect.provide(TestLayer))
   )
 
