@@ -365,13 +365,25 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
     Effect.gen(function* () {
       const live = yield* LiveTree
       const context = yield* Effect.context<Backend>()
-      const briefingRoute = HttpRouter.add(
-        "GET",
-        "/dashboard/briefing",
+      // A GET route answered for the request's owner; `401` when the request has none.
+      const ownedRoute = <E, R>(
+        path: `/${string}`,
+        handle: (
+          owner: string,
+          request: HttpServerRequest.HttpServerRequest
+        ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      ) =>
+        HttpRouter.add(
+          "GET",
+          path,
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const owner = yield* ownerOfRequest(settings, request)
+            return owner === undefined ? unauthorized : yield* handle(owner, request)
+          })
+        )
+      const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>
         Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const owner = yield* ownerOfRequest(settings, request)
-          if (owner === undefined) return unauthorized
           const read = yield* Effect.result(Effect.provideContext(briefingOf(owner), context))
           if (read._tag === "Failure") return failed(read.failure)
           const { briefing, lines, summary } = read.success
@@ -386,13 +398,8 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
           return json(reply)
         })
       )
-      const viewRoute = HttpRouter.add(
-        "GET",
-        "/dashboard/view",
+      const viewRoute = ownedRoute("/dashboard/view", (owner, request) =>
         Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const owner = yield* ownerOfRequest(settings, request)
-          if (owner === undefined) return unauthorized
           const search = searchOf(request.url)
           const unit = search.get("unit") ?? "tokens"
           const budget = Number(search.get("budget") ?? "")

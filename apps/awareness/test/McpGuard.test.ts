@@ -33,6 +33,15 @@ const initialize = (base: string) =>
 const inSession = (session: string) => ({ "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
 const ping = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
+/** Four 400 kB knowledge entries: about 1.6 MB that a full `get_knowledge` page would return. */
+const rememberBlobs = (client: Parameters<typeof ok>[0]) =>
+  Effect.forEach(
+    [0, 1, 2, 3],
+    (i) =>
+      ok(client, "remember", { source: "bulk", tags: ["big"], description: `blob ${i}`, content: "y".repeat(400_000) }),
+    { discard: true }
+  )
+
 describe("MCP endpoint limits (issue 12 #4)", () => {
   it.live(
     "a body over the limit answers 413, with or without content-length; the server keeps serving",
@@ -79,14 +88,7 @@ describe("MCP endpoint limits (issue 12 #4)", () => {
           server = created
         })
         const client = yield* connectHttp(url)
-        for (let i = 0; i < 4; i++) {
-          yield* ok(client, "remember", {
-            source: "bulk",
-            tags: ["big"],
-            description: `blob ${i}`,
-            content: "y".repeat(400_000)
-          })
-        }
+        yield* rememberBlobs(client)
         const { session } = yield* initialize(base)
         const port = new URL(base).port
         const socket = tcpConnect(Number(port), "127.0.0.1")
@@ -136,14 +138,7 @@ describe("MCP reply size (issue 12 #4)", () => {
       Effect.gen(function* () {
         const { url } = yield* startHttp(settingsFor({ maxResponseBytes: 1_048_576 }), memory)
         const client = yield* connectHttp(url)
-        for (let i = 0; i < 4; i++) {
-          yield* ok(client, "remember", {
-            source: "bulk",
-            tags: ["big"],
-            description: `blob ${i}`,
-            content: "y".repeat(400_000)
-          })
-        }
+        yield* rememberBlobs(client)
         const all = yield* callTool(client, "get_knowledge", { tags: ["big"] })
         assert.isTrue(all.isError)
         assert.strictEqual(all.body.error.code, "response_too_large")
