@@ -9,7 +9,10 @@
  * The server runs as its own process (`src/main.ts serve`), so its RSS is the server's alone; the memory rows also
  * split it (heap, external, PGlite's WebAssembly memory) through bench/memoryProbe.ts. Each latency row also
  * records the 1-minute load average of the machine when it ended (`load`): on a shared machine it says how much the
- * numbers can be trusted. HEED_BENCH_BACKEND=pglite or =postgres runs one backend only.
+ * numbers can be trusted, and the server's own CPU time per operation (`server_cpu_ms`, from /proc on Linux): the
+ * clients run on the same machine, so a latency row also pays for their CPU. The memory rows come twice: right
+ * after the step, and `settled`, after 12 s idle (V8 gives back the garbage of a burst only once the process is idle
+ * for some seconds). HEED_BENCH_BACKEND=pglite or =postgres runs one backend only.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -32,6 +35,24 @@ const memoryOf = async (child: ChildProcess): Promise<Record<string, number>> =>
   return JSON.parse(readFileSync(file, "utf8"))
 }
 const probeFiles = new WeakMap<ChildProcess, string>()
+
+/** The memory once the process has been idle for 12 s: V8's memory reducer shrinks the heap after about 8 s. */
+const settledMemoryOf = async (child: ChildProcess) => {
+  await new Promise((resolve) => setTimeout(resolve, 12_000))
+  return memoryOf(child)
+}
+
+/** The server's CPU time (user + system) so far in ms, from /proc (undefined elsewhere). */
+const cpuMsOf = (child: ChildProcess): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond
+  } catch {
+    return undefined
+  }
+}
+// USER_HZ: 100 on every Linux this runs on; `getconf CLK_TCK` says so where it can.
+const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
 
 const startServer = async (store: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: URL }> => {
   const port = await freePort()
@@ -121,16 +142,28 @@ const fresh = async (client: Client) => {
   return timed(client, "get_briefing", {})
 }
 
-const measure = async (clients: ReadonlyArray<Client>, op: (client: Client) => Promise<number>, each: number) => {
+const measure = async (
+  server: ChildProcess,
+  clients: ReadonlyArray<Client>,
+  op: (client: Client) => Promise<number>,
+  each: number
+) => {
   // A cached row measures hits only: the write before it (another row's) left the cache stale, so one read first.
   if (op === cached) await cached(clients[0]!)
   const samples: Array<number> = []
+  const cpuBefore = cpuMsOf(server)
   await Promise.all(
     clients.map(async (client) => {
       for (let j = 0; j < each; j++) samples.push(await op(client))
     })
   )
-  return { ...stats(samples), load: round(loadavg()[0]!) }
+  const cpuAfter = cpuMsOf(server)
+  // A fresh briefing's operation is the write and the read that follows it.
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? {}
+      : { server_cpu_ms: round((cpuAfter - cpuBefore) / samples.length) }
+  return { ...stats(samples), ...cpu, load: round(loadavg()[0]!) }
 }
 
 const runBackend = async (label: string, store: ReadonlyArray<string>) => {
@@ -138,6 +171,7 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const memoryStart = await memoryOf(child)
+    const memoryStartSettled = await settledMemoryOf(child)
     const seeders = await Promise.all(Array.from({ length: 10 }, () => connect(url)))
     const seedStart = performance.now()
     await seed(seeders)
@@ -145,22 +179,32 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
     const one = seeders[0]!
     await cached(one)
     const memoryAlerts = await memoryOf(child)
+    const memoryAlertsSettled = await settledMemoryOf(child)
     const many = await Promise.all(Array.from({ length: 40 }, () => connect(url)))
     const fifty = [...seeders, ...many]
     await Promise.all(fifty.map((client) => cached(client)))
     const rows = [
       { name: "RSS after start (MB)", figures: memoryStart },
+      { name: "RSS after start, settled (MB)", figures: memoryStartSettled },
       {
         name: `RSS after ${SOURCES} sources and ${ALERTS} alerts (MB)`,
         figures: { ...memoryAlerts, seed_s: round(seedSeconds) }
       },
-      { name: "get_briefing cached, 1 client", figures: await measure([one], cached, 200) },
-      { name: "get_briefing fresh (1k sources, 10k alerts), 1 client", figures: await measure([one], fresh, 30) },
-      { name: "report_alert, 1 client", figures: await measure([one], reportAlert, 200) },
-      { name: "get_briefing cached, 50 clients", figures: await measure(fifty, cached, 10) },
-      { name: "get_briefing fresh (1k sources, 10k alerts), 50 clients", figures: await measure(fifty, fresh, 3) },
-      { name: "report_alert, 50 clients", figures: await measure(fifty, reportAlert, 10) },
-      { name: "RSS after the latency runs (MB)", figures: await memoryOf(child) }
+      { name: `RSS after ${SOURCES} sources and ${ALERTS} alerts, settled (MB)`, figures: memoryAlertsSettled },
+      { name: "get_briefing cached, 1 client", figures: await measure(child, [one], cached, 200) },
+      {
+        name: "get_briefing fresh (1k sources, 10k alerts), 1 client",
+        figures: await measure(child, [one], fresh, 30)
+      },
+      { name: "report_alert, 1 client", figures: await measure(child, [one], reportAlert, 200) },
+      { name: "get_briefing cached, 50 clients", figures: await measure(child, fifty, cached, 10) },
+      {
+        name: "get_briefing fresh (1k sources, 10k alerts), 50 clients",
+        figures: await measure(child, fifty, fresh, 3)
+      },
+      { name: "report_alert, 50 clients", figures: await measure(child, fifty, reportAlert, 10) },
+      { name: "RSS after the latency runs (MB)", figures: await memoryOf(child) },
+      { name: "RSS after the latency runs, settled (MB)", figures: await settledMemoryOf(child) }
     ]
     await Promise.all(fifty.map((client) => client.close()))
     await stop(child)

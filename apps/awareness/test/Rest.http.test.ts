@@ -237,6 +237,10 @@ describe("REST edge API", () => {
         assert.notMatch(String(docs.body), /<script[^>]*\bsrc="https?:/)
         // Scalar's default fonts come from fonts.scalar.com; the page turns them off
         assert.include(String(docs.body), '"withDefaultFonts":false')
+        // the page is built on the first request and served from then on
+        const again = yield* send(base, "GET", "/docs")
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.body, docs.body)
       }),
     30_000
   )

@@ -11,15 +11,16 @@ import * as ByteSize from "effect/ByteSize"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiError from "effect/http-api/HttpApiError"
-import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Scope from "effect/Scope"
 import { Edge, RestApi, type ToolFailure, type ToolInfo, Tools } from "./RestApi.ts"
 import * as RestProblem from "./RestProblem.ts"
 
@@ -266,6 +267,29 @@ export const apiWithTools = (tools: ReadonlyArray<ToolInfo>) => RestApi.annotate
 export const openApi = (tools: ReadonlyArray<ToolInfo>): OpenApi.OpenAPISpec => OpenApi.fromApi(apiWithTools(tools))
 
 /**
+ * The Scalar reference page at `path`, built on its first request: its bundled script is a 6 MB string, which
+ * `HttpApiScalar.layer` would load at start and keep in every server's heap (about 12 MB with its module source)
+ * whether or not anyone opens the page. The page loads nothing from elsewhere: the script is bundled, and the
+ * default fonts, which would come from a CDN, are off.
+ */
+const docsPage = (api: ReturnType<typeof apiWithTools>, path: `/${string}`) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      const scope = yield* Effect.scope
+      const page = yield* Effect.cached(
+        Effect.promise(() => import("effect/http-api/HttpApiScalar")).pipe(
+          Effect.flatMap((HttpApiScalar) =>
+            HttpRouter.toHttpEffect(HttpApiScalar.layer(api, { path, scalar: { withDefaultFonts: false } }))
+          ),
+          Scope.provide(scope)
+        )
+      )
+      // the page's own router has this one route, at this path: it cannot answer "not found"
+      yield* router.add("GET", path, Effect.orDie(Effect.flatten(page)))
+    })
+  )
+
+/**
  * Mounts the REST API (`/v1/…`, `/openapi.json`, `/docs`) on the `HttpRouter` in context, over the `RestApi.Tools`
  * port (see {@link Options}).
  *
@@ -278,11 +302,7 @@ export const layer = (options: Options = {}) =>
       const api = apiWithTools(tools.tools)
       return Layer.mergeAll(
         HttpApiBuilder.layer(api, { openapiPath: options.openapiPath ?? "/openapi.json" }),
-        HttpApiScalar.layer(api, {
-          path: options.docsPath ?? "/docs",
-          // the page loads nothing from elsewhere: the script is bundled, and the default fonts would come from a CDN
-          scalar: { withDefaultFonts: false }
-        })
+        docsPage(api, options.docsPath ?? "/docs")
       ).pipe(Layer.provide(handlers(options)), Layer.provide(edgeLayer(options)))
     })
   )

@@ -16,7 +16,8 @@
  *   (their sum) moves exactly when a change becomes visible, in every process. On PGlite the data directory belongs
  *   to one process, so `version` is that sum read once and then counted in memory (a write that commits adds one
  *   before it returns, and a write, once begun, is not interrupted before it counts): a read of it costs nothing and
- *   never queues on PGlite's single connection.
+ *   never queues on PGlite's single connection. For the same reason `query` and `get` are answered there from an
+ *   in-memory copy of the owner's rows, which each committed write updates together with the version.
  *
  * @since 0.1.0
  */
@@ -37,8 +38,9 @@ import type * as Statement from "effect/sql/Statement"
 import { ChangeFeed } from "./ChangeFeed.ts"
 import * as Database from "./Database.ts"
 import { FullTextSearch, resolveLanguage, type SearchQuery } from "./FullTextSearch.ts"
+import * as Mirror from "./internal/mirror.ts"
 import { fail, fromSql, lockKey, makeOwned, type Owned, stableJson } from "./internal/owned.ts"
-import { type EntryRow, toEntry } from "./internal/row.ts"
+import { type EntryParams, type EntryRow, toEntry } from "./internal/row.ts"
 import type * as PgliteClient from "./PgliteClient.ts"
 
 /**
@@ -66,6 +68,13 @@ export interface StoreOptions {
    * transaction. Leave unset on a connection shared by several owners.
    */
   readonly ownerInSession?: boolean | undefined
+  /**
+   * On PGlite, answer `query` and `get` from the in-memory copy of the owner's rows (default `true`). The copy sees
+   * every write made through a store of this process; set `false` to read through SQL when rows are also changed
+   * with plain SQL on the same database while it is open (such changes reach the copy, and the version, only when
+   * the process opens the database again). Ignored on a PostgreSQL server, which is always read through SQL.
+   */
+  readonly memoryReads?: boolean | undefined
 }
 
 /**
@@ -142,9 +151,9 @@ export const make = Effect.fnUntraced(function* (
 
   const sessionOwner = options.ownerInSession === true
   const ctx = makeOwned(sql, owner, sessionOwner, languageOf, maxEntryBytes)
-  const counter = backend.kind === "pglite" ? yield* localCounter(backend, owner, readVersion(ctx)) : undefined
+  const counter = backend.kind === "pglite" ? yield* localCounter(backend, owner, readLocal(ctx)) : undefined
   return {
-    store: Store.of(makeStore(ctx, counter)),
+    store: Store.of(makeStore(ctx, counter, options.memoryReads !== false)),
     search: FullTextSearch.of(makeSearch(ctx, defaultLanguage, available)),
     feed: ChangeFeed.of(makeFeed(backend, owner)),
     cleanup: Cleanup.of(makeCleanup(ctx, counter))
@@ -162,15 +171,33 @@ const readVersion = (ctx: Owned) =>
     )
   )
 
-/** An owner's version counted in memory (PGlite: this process is the only writer). */
+/** The whole of an owner's rows and its version, read once (PGlite: this process is the only writer). */
+const readLocal = (ctx: Owned) =>
+  Effect.gen(function* () {
+    const value = yield* readVersion(ctx)
+    const rows = yield* ctx.read(
+      "loading the entries",
+      ctx.sql<Mirror.LoadedRow>`SELECT ${ctx.select}, ${ctx.sql.literal(Mirror.loadColumns)} FROM entries
+        WHERE owner_id = ${ctx.owner}`
+    )
+    const mirror: Mirror.Mirror = new Map()
+    for (const row of rows) mirror.set(row.id, Mirror.fromLoaded(row))
+    return { value, mirror }
+  })
+
+/**
+ * An owner's version counted in memory and a copy of its rows (PGlite: this process is the only writer), both
+ * changed by each committed write in one synchronous step.
+ */
 interface Counter {
   value: number
+  readonly mirror: Mirror.Mirror
 }
 
 /** One counter per PGlite database and owner, shared by every store of that owner on it. */
 const counters = new WeakMap<Database.Backend, Map<string, Counter>>()
 
-const localCounter = (backend: Database.Backend, owner: string, read: Effect.Effect<number, StoreError>) =>
+const localCounter = (backend: Database.Backend, owner: string, read: Effect.Effect<Counter, StoreError>) =>
   Effect.gen(function* () {
     let owners = counters.get(backend)
     if (owners === undefined) {
@@ -180,29 +207,39 @@ const localCounter = (backend: Database.Backend, owner: string, read: Effect.Eff
     const known = owners.get(owner)
     if (known !== undefined) return known
     // No store of this owner exists yet on this database, so nothing can write its entries while this reads.
-    const value = yield* read
+    const counter = yield* read
     const again = owners.get(owner)
     if (again !== undefined) return again
-    const counter: Counter = { value }
     owners.set(owner, counter)
     return counter
   })
 
+/** What a committed write changed: the rows it wrote and the ids it removed. */
+interface Written {
+  readonly rows: ReadonlyArray<EntryParams>
+  readonly removed?: ReadonlyArray<string>
+}
+
 /**
- * A write that moves the version when it succeeds (`changed` says whether this outcome changed anything): with an
- * in-memory counter it runs uninterruptibly, so a committed write always counts, and counts after its commit.
+ * A write that moves the version when it succeeds (`changes` says what this outcome wrote, `undefined` when
+ * nothing): with an in-memory counter it runs uninterruptibly, so a committed write always counts, after its
+ * commit, and reaches the copy of the rows in the same step.
  */
 const counted = <A, E, R>(
   counter: Counter | undefined,
   write: Effect.Effect<A, E, R>,
-  changed: (a: A) => boolean = () => true
+  changes: (a: A) => Written | undefined
 ): Effect.Effect<A, E, R> =>
   counter === undefined
     ? write
     : Effect.uninterruptible(
         Effect.tap(write, (a) =>
           Effect.sync(() => {
-            if (changed(a)) counter.value++
+            const written = changes(a)
+            if (written === undefined) return
+            counter.value++
+            for (const id of written.removed ?? []) counter.mirror.delete(id)
+            for (const params of written.rows) counter.mirror.set(params.id, Mirror.fromParams(params))
           })
         )
       )
@@ -221,7 +258,7 @@ const insertEntry = (ctx: Owned, entry: Entry) =>
             : fail(`an entry with id ${params.id} already exists`)
       })
     )
-    return entry
+    return { entry, params }
   })
 
 /**
@@ -255,31 +292,43 @@ const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | u
           AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`
       }
       yield* ctx.bumping(rows.some((row) => row.id === params.id) ? ctx.updateRow(params) : ctx.insertRow(params))
-      return { entry: next, previous: Option.fromNullishOr(existing) }
+      return { result: { entry: next, previous: Option.fromNullishOr(existing) }, params, removed: others }
     }),
     true
   )
 }
 
-/** The `Store` port over one owner's SQL; `counter` keeps the version in memory (PGlite). */
-const makeStore = (ctx: Owned, counter: Counter | undefined): StoreShape => {
-  const { sql, owner, select, order, owned, read } = ctx
+/**
+ * The `Store` port over one owner's SQL; `counter` keeps the version in memory (PGlite), and with `memoryReads` its
+ * copy of the rows answers the reads.
+ */
+const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolean): StoreShape => {
+  const { sql, owner, select, order, read } = ctx
   const version = counter === undefined ? readVersion(ctx) : Effect.sync(() => counter.value)
+  const mirror = memoryReads ? counter?.mirror : undefined
   return {
     version,
-    insert: (entry) => counted(counter, insertEntry(ctx, entry)),
-    get: (id) =>
-      read(
-        `reading entry ${id}`,
-        Effect.map(sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}`, (rows) =>
-          rows.length === 0 ? Option.none() : Option.some(toEntry(rows[0]!))
-        )
+    insert: (entry) =>
+      Effect.map(
+        counted(counter, insertEntry(ctx, entry), ({ params }) => ({ rows: [params] })),
+        (inserted) => inserted.entry
       ),
+    get: (id) =>
+      mirror !== undefined
+        ? Effect.sync(() => Option.fromNullishOr(mirror.get(id)?.entry))
+        : read(
+            `reading entry ${id}`,
+            Effect.map(sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}`, (rows) =>
+              rows.length === 0 ? Option.none() : Option.some(toEntry(rows[0]!))
+            )
+          ),
     query: (filter) =>
       Effect.gen(function* () {
         if (filter.ids !== undefined && filter.ids.length === 0) return []
         if (filter.types !== undefined && filter.types.length === 0) return []
+        // built on both paths: it refuses an invalid instant with the same error
         const condition = yield* ctx.where(filter)
+        if (mirror !== undefined) return Mirror.query(mirror, filter)
         const rows = yield* read(
           "querying entries",
           sql<EntryRow>`SELECT ${select} FROM entries WHERE ${condition} ORDER BY ${order} ${ctx.page(
@@ -289,27 +338,37 @@ const makeStore = (ctx: Owned, counter: Counter | undefined): StoreShape => {
         )
         return rows.map(toEntry)
       }),
-    upsert: (key, makeEntry) => counted(counter, upsertEntry(ctx, key, makeEntry)),
+    upsert: (key, makeEntry) =>
+      Effect.map(
+        counted(counter, upsertEntry(ctx, key, makeEntry), ({ params, removed }) => ({ rows: [params], removed })),
+        (upserted) => upserted.result
+      ),
     update: (id, f) =>
-      counted(
-        counter,
-        owned(
-          `updating entry ${id}`,
-          Effect.gen(function* () {
-            const rows = yield* sql<EntryRow>`SELECT ${select} FROM entries WHERE owner_id = ${owner} AND id = ${id}
-            FOR UPDATE`
-            if (rows.length === 0) return Option.none<Entry>()
-            const next = f(toEntry(rows[0]!))
-            if (next === undefined) return Option.none<Entry>()
-            const written = { ...next, id } as Entry
-            yield* ctx.bumping(ctx.updateRow(yield* ctx.encode(written)))
-            return Option.some(written)
-          })
+      Effect.map(
+        counted(counter, updateEntry(ctx, id, f), (updated) =>
+          Option.isSome(updated) ? { rows: [updated.value.params] } : undefined
         ),
-        Option.isSome
+        Option.map((updated) => updated.entry)
       )
   }
 }
+
+/** Applies `f` to the entry under a row lock and writes its result: a compare-and-set (`None`: no row, or declined). */
+const updateEntry = (ctx: Owned, id: string, f: (current: Entry) => Entry | undefined) =>
+  ctx.owned(
+    `updating entry ${id}`,
+    Effect.gen(function* () {
+      const rows = yield* ctx.sql<EntryRow>`SELECT ${ctx.select} FROM entries WHERE owner_id = ${ctx.owner}
+        AND id = ${id} FOR UPDATE`
+      if (rows.length === 0) return Option.none<{ entry: Entry; params: EntryParams }>()
+      const next = f(toEntry(rows[0]!))
+      if (next === undefined) return Option.none<{ entry: Entry; params: EntryParams }>()
+      const entry = { ...next, id } as Entry
+      const params = yield* ctx.encode(entry)
+      yield* ctx.bumping(ctx.updateRow(params))
+      return Option.some({ entry, params })
+    })
+  )
 
 /** Full-text search over one owner's entries, ranked by `ts_rank_cd`. */
 const makeSearch = (ctx: Owned, defaultLanguage: string, available: ReadonlySet<string>): FullTextSearch["Service"] => {
@@ -376,11 +435,11 @@ const makeCleanup = (ctx: Owned, counter: Counter | undefined): Cleanup["Service
                 AND p.deleted IS NULL AND p.data ->> 'key' = 'auto_cleanup' AND p.data ->> 'value' = 'true')
               RETURNING id`
               if (purged.length > 0) yield* ctx.bump
-              return purged.length
+              return purged.map((row) => row.id)
             })
           ),
-          (purged) => purged > 0
-        )
+          (purged) => (purged.length > 0 ? { rows: [], removed: purged } : undefined)
+        ).pipe(Effect.map((purged) => purged.length))
       })
   }
 }

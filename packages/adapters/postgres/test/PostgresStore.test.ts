@@ -12,9 +12,10 @@ const { makeEntry } = StoreContract
 
 const storeOn = (
   db: Context.Context<Db>,
-  owner: string
+  owner: string,
+  options: PostgresStore.StoreOptions = {}
 ): Layer.Layer<Store.Store | ChangeFeed.ChangeFeed | FullTextSearch.FullTextSearch> =>
-  PostgresStore.layerWith({ owner }).pipe(Layer.provide(Layer.succeedContext(db)), Layer.orDie)
+  PostgresStore.layerWith({ ...options, owner }).pipe(Layer.provide(Layer.succeedContext(db)), Layer.orDie)
 
 /** Builds one store per owner connection and hands them to `f`. */
 const withStores = <A, E>(
@@ -281,7 +282,8 @@ for (const backend of await backends("store")) {
       return Effect.gen(function* () {
         const store = yield* Effect.provide(
           Effect.map(Store.Store, (store) => store),
-          storeOn(backend.db, owner)
+          // PGlite's in-memory reads see only the store's own writes (see `memoryReads`)
+          storeOn(backend.db, owner, { memoryReads: false })
         )
         yield* store.insert(makeEntry({ id: "edited", data: { description: "before" } }))
         const sql = yield* Effect.provide(
