@@ -1,7 +1,8 @@
 /**
- * The awareness server's program, started by the entry point `main.ts` once it has set V8's flags. SIGINT and SIGTERM interrupt the program, which closes the HTTP server (in-flight requests finish)
- * and the store, then exits 0. A failure the user can fix prints one line (`heed-awareness: …`) and exits 1; the
- * full cause follows only with `--log-level debug`.
+ * The awareness server's program, loaded by the entry point `main.ts` (which may set V8's flags first). SIGINT and
+ * SIGTERM interrupt the program, which closes the HTTP server (in-flight requests finish) and the store, then exits 0.
+ * A failure the user can fix prints one line (`heed-awareness: …`) and exits 1; the full cause follows only with
+ * `--log-level debug`.
  *
  * @since 0.1.0
  */
