@@ -24,7 +24,7 @@
 
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import type { Entry } from "@heed/collator/Entry"
-import { Store, type StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
+import { Store, StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -326,9 +326,11 @@ const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolea
       Effect.gen(function* () {
         if (filter.ids !== undefined && filter.ids.length === 0) return []
         if (filter.types !== undefined && filter.types.length === 0) return []
-        // built on both paths: it refuses an invalid instant with the same error
+        if (mirror !== undefined) {
+          const at = Mirror.instantsOf(filter)
+          return at instanceof StoreError ? yield* at : Mirror.query(mirror, filter, at)
+        }
         const condition = yield* ctx.where(filter)
-        if (mirror !== undefined) return Mirror.query(mirror, filter)
         const rows = yield* read(
           "querying entries",
           sql<EntryRow>`SELECT ${select} FROM entries WHERE ${condition} ORDER BY ${order} ${ctx.page(

@@ -14,8 +14,8 @@
  * @since 0.1.0
  */
 import type { Entry } from "@heed/collator/Entry"
-import type { EntryFilter } from "@heed/collator/Store"
-import { type EntryParams, type EntryRow, parseIso, toEntry } from "./row.ts"
+import { type EntryFilter, StoreError } from "@heed/collator/Store"
+import { type EntryParams, type EntryRow, instantParam, parseIso, toEntry } from "./row.ts"
 
 /** One row: the entry a SQL read returns, and the instants filters compare. */
 export interface MirrorRow {
@@ -73,18 +73,40 @@ const dataMatches = (data: Readonly<Record<string, unknown>>, wanted: Readonly<R
   return true
 }
 
-const msOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : parseIso(iso))
+/** A filter's instants in milliseconds (absent ones `undefined`). */
+export interface Instants {
+  readonly activeAt: number | undefined
+  readonly since: number | undefined
+  readonly until: number | undefined
+  readonly createdAfter: number | undefined
+  readonly createdBefore: number | undefined
+}
 
-/** The filter's instants, once per query (the caller has already refused invalid ones). */
-const instantsOf = (filter: EntryFilter) => ({
-  activeAt: msOf(filter.activeAt),
-  since: msOf(filter.since),
-  until: msOf(filter.until),
-  createdAfter: msOf(filter.createdAfter),
-  createdBefore: msOf(filter.createdBefore)
-})
+const instantFields: ReadonlyArray<keyof Instants> = ["activeAt", "since", "until", "createdAfter", "createdBefore"]
 
-const matches = (row: MirrorRow, filter: EntryFilter, at: ReturnType<typeof instantsOf>): boolean => {
+/**
+ * The filter's instants, parsed once per query, or the `StoreError` naming the first invalid one (the same error the
+ * SQL path gives).
+ */
+export const instantsOf = (filter: EntryFilter): Instants | StoreError => {
+  const out: { -readonly [K in keyof Instants]: Instants[K] } = {
+    activeAt: undefined,
+    since: undefined,
+    until: undefined,
+    createdAfter: undefined,
+    createdBefore: undefined
+  }
+  for (const field of instantFields) {
+    const value = filter[field]
+    if (value === undefined) continue
+    const ms = instantParam(field, value)
+    if (ms instanceof StoreError) return ms
+    out[field] = ms
+  }
+  return out
+}
+
+const matches = (row: MirrorRow, filter: EntryFilter, at: Instants): boolean => {
   const mode = filter.deleted ?? "exclude"
   if (mode === "exclude" ? row.deleted : mode === "only" && !row.deleted) return false
   const { entry } = row
@@ -117,11 +139,13 @@ const compareIds = (a: string, b: string): number => {
 const compareRows = (a: MirrorRow, b: MirrorRow): number =>
   (b.updatedMs ?? b.createdMs) - (a.updatedMs ?? a.createdMs) || compareIds(a.entry.id, b.entry.id)
 
-/** The entries `filter` selects, in the database's order, paged as `LIMIT`/`OFFSET` page them. */
-export const query = (mirror: Mirror, filter: EntryFilter): ReadonlyArray<Entry> => {
+/**
+ * The entries `filter` selects at its instants `at` (see {@link instantsOf}), in the database's order, paged as
+ * `LIMIT`/`OFFSET` page them.
+ */
+export const query = (mirror: Mirror, filter: EntryFilter, at: Instants): ReadonlyArray<Entry> => {
   if (filter.ids !== undefined && filter.ids.length === 0) return []
   if (filter.types !== undefined && filter.types.length === 0) return []
-  const at = instantsOf(filter)
   const found: Array<MirrorRow> = []
   if (filter.ids !== undefined) {
     for (const id of new Set(filter.ids)) {

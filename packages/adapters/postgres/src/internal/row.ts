@@ -17,12 +17,16 @@ export const parseIso = (value: unknown): number | undefined => {
 
 const invalid = (message: string) => new StoreError({ message, retryable: false })
 
+/** The instant in milliseconds since the epoch, or a `StoreError` naming the field. */
+export const instantParam = (field: string, value: unknown): number | StoreError => {
+  const ms = parseIso(value)
+  return ms === undefined ? invalid(`${field} must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`) : ms
+}
+
 /** The instant as the ISO string PostgreSQL receives, or a `StoreError` naming the field. */
 export const isoParam = (field: string, value: unknown): string | StoreError => {
-  const ms = parseIso(value)
-  return ms === undefined
-    ? invalid(`${field} must be an ISO 8601 timestamp, got ${JSON.stringify(value)}`)
-    : new Date(ms).toISOString()
+  const ms = instantParam(field, value)
+  return ms instanceof StoreError ? ms : new Date(ms).toISOString()
 }
 
 /**
