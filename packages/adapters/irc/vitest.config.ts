@@ -3,5 +3,11 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   ssr: { resolve: { conditions: [...defaultServerConditions, "@heed/source"] } },
-  test: { include: ["test/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000 }
+  test: {
+    include: ["test/**/*.test.ts"],
+    // fast-check draws from one fixed seed (HEED_FC_SEED picks another)
+    setupFiles: ["../../../scripts/fast-check-seed.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 60_000
+  }
 })

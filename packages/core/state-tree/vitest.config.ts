@@ -4,5 +4,10 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   ssr: { resolve: { conditions: [...defaultServerConditions, "@heed/source"] } },
   // property tests run thousands of cases: seconds each on a busy machine
-  test: { include: ["test/**/*.test.ts"], testTimeout: 60_000 }
+  test: {
+    include: ["test/**/*.test.ts"],
+    // fast-check draws from one fixed seed (HEED_FC_SEED picks another)
+    setupFiles: ["../../../scripts/fast-check-seed.ts"],
+    testTimeout: 60_000
+  }
 })
