@@ -35,6 +35,33 @@ const deliveredAsNew = (awareness: Awareness.AwarenessShape, id: string) =>
     )
   )
 
+/**
+ * The memory store in context, seen through a store that runs `between` (once, after `arm()`) right after answering
+ * the first query `selects` picks: another replica's write landing between two of a briefing's reads.
+ */
+const afterRead = <E>(selects: (filter: Store.EntryFilter) => boolean, between: Effect.Effect<unknown, E>) =>
+  Effect.map(Store.Store, (memory) => {
+    let armed = false
+    let fired = false
+    const racing: Store.Store["Service"] = {
+      ...memory,
+      query: (filter) =>
+        Effect.tap(memory.query(filter), () => {
+          if (!armed || !selects(filter)) return Effect.void
+          armed = false
+          fired = true
+          return Effect.orDie(between)
+        })
+    }
+    return {
+      layer: Layer.succeed(Store.Store, racing),
+      arm: () => {
+        armed = true
+      },
+      fired: () => fired
+    }
+  })
+
 /** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
 const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
 
@@ -477,6 +504,36 @@ describe("Awareness: the cached briefing", () => {
 })
 
 describe("Awareness: flap damping", () => {
+  it.effect("a flapping alert resolved between a briefing's reads of firing and resolved alerts counts once", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const report = (resolved: boolean) =>
+        other.reportAlert({
+          source: "nas",
+          tags: [],
+          alert_id: "link",
+          level: "warning",
+          alert_type: "structural",
+          message: "Uplink down",
+          resolved
+        })
+      const racing = yield* afterRead(
+        (filter) => filter.types?.[0] === "alert" && filter.data?.resolved === false,
+        report(true)
+      )
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      for (const resolved of [false, true, false]) {
+        yield* report(resolved)
+        yield* minutes(5)
+      }
+      racing.arm()
+      const briefing = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      assert.deepStrictEqual([briefing.active_alerts, briefing.sources.nas?.flapping], [1, true])
+    }).pipe(Effect.provide(Store.Store.layerMemory))
+  )
+
   it.effect("an alert that flaps keeps firing in the briefing instead of toggling", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
@@ -639,6 +696,28 @@ describe("Awareness: intentions", () => {
         .map((item) => item.goal)
       assert.deepStrictEqual([...delivered].sort(), ["Task 0", "Task 1", "Task 2", "Task 3", "Task 4"])
       for (const briefing of briefings) assert.lengthOf(briefing.fired_intentions ?? [], 5)
+    }).pipe(Effect.provide(Store.Store.layerMemory))
+  )
+
+  it.effect("an intention another replica claims between a briefing's reads of pending and fired ones shows once", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const racing = yield* afterRead(
+        (filter) => filter.types?.[0] === "intention" && filter.data?.state === "pending",
+        other.getBriefing()
+      )
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const { id } = yield* one.remind({ goal: "Call", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      racing.arm()
+      const read = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      // The other replica delivered it (marked new there); this read shows it once, as already delivered.
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, undefined]]
+      )
+      assert.strictEqual(read.evaluation.intentions_fired, 1)
     }).pipe(Effect.provide(Store.Store.layerMemory))
   )
 

@@ -8,8 +8,9 @@
  * that counts the version, so a reader sees the copy and the version move together.
  *
  * Filters run over the values as the database compares them (times as the instants it stored; `type`, `source`,
- * `tags` and `data` from the entry, whose columns are written from the same values), in the database's own order (`COALESCE(updated, created) DESC, id COLLATE "C" ASC`); `test/Mirror.test.ts` checks
- * every answer against the SQL one.
+ * `tags` and `data` from the entry, whose columns are written from the same values), in the database's own order
+ * (`COALESCE(updated, created) DESC, id COLLATE "C" ASC`); `test/MemoryReads.test.ts` checks every answer against
+ * the SQL one.
  *
  * @since 0.1.0
  */

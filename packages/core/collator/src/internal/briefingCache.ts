@@ -105,7 +105,19 @@ const retainedOf = (fired: ReadonlyArray<Entry>, nowMs: number, retentionMs: num
   return { retained, redelivered }
 }
 
-/** One consistent read of everything the collator needs at `nowMs`. */
+/**
+ * `earlier` without the entries a later read also returned. The snapshot's reads run one after another and, on a
+ * PostgreSQL server, each sees what was committed when it started: an entry that changed state between two reads
+ * (an intention another replica claimed between the reads of pending and fired ones, an alert resolved between the
+ * reads of firing and resolved ones) comes back from both, and the later read holds its later state.
+ */
+const withoutLater = (earlier: ReadonlyArray<Entry>, ...later: ReadonlyArray<ReadonlyArray<Entry>>) => {
+  const ids = new Set<string>()
+  for (const read of later) for (const entry of read) ids.add(entry.id)
+  return ids.size === 0 ? earlier : earlier.filter((entry) => !ids.has(entry.id))
+}
+
+/** Everything the collator needs at `nowMs`, each entry once, in the state of the last read that returned it. */
 const loadSnapshot = (ctx: Ctx, nowMs: number): Effect.Effect<Loaded, StoreError> =>
   Effect.gen(function* () {
     const { store, options } = ctx
@@ -137,10 +149,10 @@ const loadSnapshot = (ctx: Ctx, nowMs: number): Effect.Effect<Loaded, StoreError
     const timezone = typeof preferred === "string" && isTimeZone(preferred) ? preferred : (options.timezone ?? "UTC")
     const snapshot: Collator.Snapshot = {
       statuses,
-      alerts: [...firing, ...recentlyResolved],
+      alerts: [...withoutLater(firing, recentlyResolved), ...recentlyResolved],
       suppressions,
       patterns,
-      intentions: [...pending, ...snoozed, ...redelivered]
+      intentions: [...withoutLater(pending, snoozed, fired), ...withoutLater(snoozed, fired), ...redelivered]
     }
     return { snapshot, timezone, retained }
   })
