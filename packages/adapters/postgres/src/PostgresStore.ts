@@ -180,7 +180,7 @@ const readLocal = (ctx: Owned) =>
       ctx.sql<Mirror.LoadedRow>`SELECT ${ctx.select}, ${ctx.sql.literal(Mirror.loadColumns)} FROM entries
         WHERE owner_id = ${ctx.owner}`
     )
-    const mirror: Mirror.Mirror = new Map()
+    const mirror = new Mirror.Mirror()
     for (const row of rows) mirror.set(row.id, Mirror.fromLoaded(row))
     return { value, mirror }
   })

@@ -25,6 +25,10 @@ export interface MirrorRow {
   readonly updatedMs: number | undefined
   readonly expiresMs: number | undefined
   readonly deleted: boolean
+  /** `updated`, else `created`: what `since`/`until` compare and the order's first key. */
+  readonly timeMs: number
+  /** The id has no UTF-16 surrogates, so `<` on two such ids is code point order (the sort's fast path). */
+  readonly plainId: boolean
 }
 
 /** A row as the initial load reads it: the entry's select list plus its instants. */
@@ -35,8 +39,40 @@ export interface LoadedRow extends EntryRow {
   readonly deleted_ms: number | null
 }
 
-/** The rows of one owner, by id. */
-export type Mirror = Map<string, MirrorRow>
+/**
+ * The rows of one owner, by id and by type: each of a briefing's reads names one type, so it scans only that type's
+ * rows (the 10k alerts are not scanned by the reads of statuses, intentions or preferences).
+ */
+export class Mirror {
+  readonly #rows = new Map<string, MirrorRow>()
+  readonly #byType = new Map<string, Map<string, MirrorRow>>()
+
+  get(id: string): MirrorRow | undefined {
+    return this.#rows.get(id)
+  }
+
+  set(id: string, row: MirrorRow): void {
+    this.delete(id)
+    this.#rows.set(id, row)
+    const typed = this.#byType.get(row.entry.type)
+    if (typed === undefined) this.#byType.set(row.entry.type, new Map([[id, row]]))
+    else typed.set(id, row)
+  }
+
+  delete(id: string): void {
+    const row = this.#rows.get(id)
+    if (row === undefined) return
+    this.#rows.delete(id)
+    this.#byType.get(row.entry.type)?.delete(id)
+  }
+
+  /** Every row, or the rows of the given types. */
+  rows(types: ReadonlyArray<string> | undefined): Iterable<MirrorRow> {
+    if (types === undefined) return this.#rows.values()
+    if (types.length === 1) return this.#byType.get(types[0]!)?.values() ?? []
+    return [...new Set(types)].flatMap((type) => [...(this.#byType.get(type)?.values() ?? [])])
+  }
+}
 
 /** The select list of {@link LoadedRow} after the entry's own (times as epoch milliseconds). */
 export const loadColumns =
@@ -47,27 +83,50 @@ export const loadColumns =
 
 const orUndefined = (value: number | null): number | undefined => (value === null ? undefined : value)
 
-/** A row of the initial load. */
-export const fromLoaded = (row: LoadedRow): MirrorRow => ({
-  entry: toEntry(row),
-  createdMs: row.created_ms,
-  updatedMs: orUndefined(row.updated_ms),
-  expiresMs: orUndefined(row.expires_ms),
-  deleted: row.deleted_ms !== null
+const surrogate = /[\uD800-\uDFFF]/
+
+const makeRow = (
+  entry: Entry,
+  createdMs: number,
+  updatedMs: number | undefined,
+  expiresMs: number | undefined,
+  deleted: boolean
+): MirrorRow => ({
+  entry,
+  createdMs,
+  updatedMs,
+  expiresMs,
+  deleted,
+  timeMs: updatedMs ?? createdMs,
+  plainId: !surrogate.test(entry.id)
 })
+
+/** A row of the initial load. */
+export const fromLoaded = (row: LoadedRow): MirrorRow =>
+  makeRow(
+    toEntry(row),
+    row.created_ms,
+    orUndefined(row.updated_ms),
+    orUndefined(row.expires_ms),
+    row.deleted_ms !== null
+  )
 
 /** A row as a committed write stored it; the entry is parsed from the envelope, as a SQL read would return it. */
-export const fromParams = (params: EntryParams): MirrorRow => ({
-  entry: JSON.parse(params.envelope) as Entry,
-  createdMs: parseIso(params.created)!,
-  updatedMs: params.updated === null ? undefined : parseIso(params.updated),
-  expiresMs: params.expires === null ? undefined : parseIso(params.expires),
-  deleted: params.deleted !== null
-})
+export const fromParams = (params: EntryParams): MirrorRow =>
+  makeRow(
+    JSON.parse(params.envelope) as Entry,
+    parseIso(params.created)!,
+    params.updated === null ? undefined : parseIso(params.updated),
+    params.expires === null ? undefined : parseIso(params.expires),
+    params.deleted !== null
+  )
+
+/** A filter's `data` pairs, taken once per query. */
+type DataPairs = ReadonlyArray<readonly [string, unknown]>
 
 /** `data -> key = value` (or, for `null`, a missing key or a JSON null), as jsonb compares scalars. */
-const dataMatches = (data: Readonly<Record<string, unknown>>, wanted: Readonly<Record<string, unknown>>) => {
-  for (const [key, value] of Object.entries(wanted)) {
+const dataMatches = (data: Readonly<Record<string, unknown>>, wanted: DataPairs) => {
+  for (const [key, value] of wanted) {
     const own = Object.hasOwn(data, key) ? data[key] : null
     if (value === null ? own !== null : own !== value) return false
   }
@@ -107,7 +166,7 @@ export const instantsOf = (filter: EntryFilter): Instants | StoreError => {
   return out
 }
 
-const matches = (row: MirrorRow, filter: EntryFilter, at: Instants): boolean => {
+const matches = (row: MirrorRow, filter: EntryFilter, at: Instants, data: DataPairs | undefined): boolean => {
   const mode = filter.deleted ?? "exclude"
   if (mode === "exclude" ? row.deleted : mode === "only" && !row.deleted) return false
   const { entry } = row
@@ -115,11 +174,10 @@ const matches = (row: MirrorRow, filter: EntryFilter, at: Instants): boolean => 
   if (filter.types !== undefined && !filter.types.includes(entry.type)) return false
   if (filter.source !== undefined && entry.source !== filter.source) return false
   if (filter.tags !== undefined && !filter.tags.every((tag) => entry.tags.includes(tag))) return false
-  if (filter.data !== undefined && !dataMatches(entry.data, filter.data)) return false
+  if (data !== undefined && !dataMatches(entry.data, data)) return false
   if (at.activeAt !== undefined && row.expiresMs !== undefined && row.expiresMs <= at.activeAt) return false
-  const time = row.updatedMs ?? row.createdMs
-  if (at.since !== undefined && time < at.since) return false
-  if (at.until !== undefined && time > at.until) return false
+  if (at.since !== undefined && row.timeMs < at.since) return false
+  if (at.until !== undefined && row.timeMs > at.until) return false
   if (at.createdAfter !== undefined && row.createdMs < at.createdAfter) return false
   if (at.createdBefore !== undefined && row.createdMs > at.createdBefore) return false
   return true
@@ -137,8 +195,12 @@ const compareIds = (a: string, b: string): number => {
   return a.length - b.length
 }
 
-const compareRows = (a: MirrorRow, b: MirrorRow): number =>
-  (b.updatedMs ?? b.createdMs) - (a.updatedMs ?? a.createdMs) || compareIds(a.entry.id, b.entry.id)
+const compareRows = (a: MirrorRow, b: MirrorRow): number => {
+  const byTime = b.timeMs - a.timeMs
+  if (byTime !== 0) return byTime
+  if (!a.plainId || !b.plainId) return compareIds(a.entry.id, b.entry.id)
+  return a.entry.id < b.entry.id ? -1 : a.entry.id > b.entry.id ? 1 : 0
+}
 
 /**
  * The entries `filter` selects at its instants `at` (see {@link instantsOf}), in the database's order, paged as
@@ -148,13 +210,14 @@ export const query = (mirror: Mirror, filter: EntryFilter, at: Instants): Readon
   if (filter.ids !== undefined && filter.ids.length === 0) return []
   if (filter.types !== undefined && filter.types.length === 0) return []
   const found: Array<MirrorRow> = []
+  const data = filter.data === undefined ? undefined : Object.entries(filter.data)
   if (filter.ids !== undefined) {
     for (const id of new Set(filter.ids)) {
       const row = mirror.get(id)
-      if (row !== undefined && matches(row, filter, at)) found.push(row)
+      if (row !== undefined && matches(row, filter, at, data)) found.push(row)
     }
   } else {
-    for (const row of mirror.values()) if (matches(row, filter, at)) found.push(row)
+    for (const row of mirror.rows(filter.types)) if (matches(row, filter, at, data)) found.push(row)
   }
   found.sort(compareRows)
   const skip = Math.max(0, Math.floor(filter.offset ?? 0))
