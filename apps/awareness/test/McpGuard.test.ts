@@ -1,4 +1,4 @@
-import type { Server } from "node:http"
+import { Agent, get as httpGet, type Server } from "node:http"
 import { connect as tcpConnect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -128,6 +128,28 @@ describe("MCP endpoint limits (issue 12 #4)", () => {
         assert.strictEqual((yield* post(base, ping(1), inSession(session))).status, 200)
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
+  )
+})
+
+describe("HTTP keep-alive", () => {
+  it.live("an idle keep-alive connection is kept for the socket timeout, and the server says so", () =>
+    Effect.gen(function* () {
+      const { base } = yield* startHttp(settingsFor({ socketTimeoutMs: 45_000 }), memory)
+      const agent = new Agent({ keepAlive: true })
+      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+      const keepAlive = yield* Effect.promise(
+        () =>
+          new Promise<string | undefined>((resolve, reject) => {
+            const request = httpGet(`${base}/health`, { agent }, (response) => {
+              response.resume()
+              response.on("end", () => resolve(String(response.headers["keep-alive"])))
+            })
+            request.on("error", reject)
+          })
+      )
+      // node's default would be "timeout=5": a client polling every few seconds would reconnect each time
+      assert.strictEqual(keepAlive, "timeout=45")
+    }).pipe(Effect.scoped)
   )
 })
 
