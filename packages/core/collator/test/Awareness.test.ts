@@ -504,20 +504,22 @@ describe("Awareness: the cached briefing", () => {
 })
 
 describe("Awareness: flap damping", () => {
+  const uplink = (awareness: Awareness.AwarenessShape, resolved: boolean) =>
+    awareness.reportAlert({
+      source: "nas",
+      tags: [],
+      alert_id: "link",
+      level: "warning",
+      alert_type: "structural",
+      message: "Uplink down",
+      resolved
+    })
+
   it.effect("a flapping alert resolved between a briefing's reads of firing and resolved alerts counts once", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
       const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
-      const report = (resolved: boolean) =>
-        other.reportAlert({
-          source: "nas",
-          tags: [],
-          alert_id: "link",
-          level: "warning",
-          alert_type: "structural",
-          message: "Uplink down",
-          resolved
-        })
+      const report = (resolved: boolean) => uplink(other, resolved)
       const racing = yield* afterRead(
         (filter) => filter.types?.[0] === "alert" && filter.data?.resolved === false,
         report(true)
@@ -537,16 +539,7 @@ describe("Awareness: flap damping", () => {
   it.effect("an alert that flaps keeps firing in the briefing instead of toggling", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const report = (resolved: boolean) =>
-        awareness.reportAlert({
-          source: "nas",
-          tags: [],
-          alert_id: "link",
-          level: "warning",
-          alert_type: "structural",
-          message: "Uplink down",
-          resolved
-        })
+      const report = (resolved: boolean) => uplink(awareness, resolved)
       yield* report(false)
       yield* minutes(5)
       yield* report(true)
