@@ -269,8 +269,16 @@ const viewOf = (tree: Node.Node, budget: number): View => {
   }
   let out = byBudget.get(budget)
   if (out === undefined) {
-    const view = Pipeline.optimize(tree, { max_tokens: budget })
-    out = { text: Render.text(view), shown: Node.count(view), paths: pathsOf(view) }
+    // the optimiser windows a list by whole subtrees, so a deep tree on a small budget can come out nearly empty:
+    // shallower cuts of the same tree are tried too, and the one showing the most nodes wins
+    for (const depth of [-1, 2, 1]) {
+      const view = Pipeline.optimize(tree, { max_tokens: budget, depth })
+      const text = Render.text(view)
+      const candidate = { text, shown: Node.count(view), paths: pathsOf(view) }
+      if (out === undefined || candidate.shown > out.shown) out = candidate
+      if (count(text) >= budget * 0.8) break
+    }
+    out = out!
     if (byBudget.size >= 8) byBudget.delete(byBudget.keys().next().value!)
     byBudget.set(budget, out)
   }
@@ -285,10 +293,14 @@ const headingOf = (app: AppView, share: number, shown: number, total: number): s
 }
 
 /** The digest lines of an app within `budget` tokens, urgent first; `total` entries exist. */
-const digestLines = (changes: Changes | undefined, budget: number): { lines: Array<string>; shown: number; total: number } => {
-  if (changes === undefined) return { lines: [], shown: 0, total: 0 }
+const digestLines = (
+  changes: Changes | undefined,
+  budget: number
+): { lines: Array<string>; shown: number; total: number; paths: Set<string> } => {
+  const paths = new Set<string>()
+  if (changes === undefined) return { lines: [], shown: 0, total: 0, paths }
   const total = changes.changed.length + changes.removed.length
-  if (total === 0) return { lines: [], shown: 0, total: 0 }
+  if (total === 0) return { lines: [], shown: 0, total: 0, paths }
   const entries = [...changes.changed].sort((a, b) => Digest.compare(a.node, b.node))
   const lines: Array<string> = []
   let used = 0
@@ -301,9 +313,12 @@ const digestLines = (changes: Changes | undefined, budget: number): { lines: Arr
     shown++
     return true
   }
-  for (const entry of entries) if (!take(`  ${entryLine(entry.node, entry.path)}`) && !isUrgent(entry.node)) break
+  for (const entry of entries) {
+    if (take(`  ${entryLine(entry.node, entry.path)}`)) paths.add(entry.path)
+    else if (!isUrgent(entry.node)) break
+  }
   for (const path of changes.removed) if (!take(`  - removed ${path}`)) break
-  return { lines, shown, total }
+  return { lines, shown, total, paths }
 }
 
 const digestHeading = (shown: number, total: number, urgent: number) =>
@@ -331,8 +346,7 @@ const expanded = (app: AppView, share: number): Section => {
   const urgentReserve = urgent.length === 0 ? 0 : urgent.reduce((sum, entry) => sum + entry.cost, count(urgentHeading) + 1)
   const treeBudget = Math.max(0, share - headingCost - digestCost - urgentReserve)
   const view = viewOf(tree, treeBudget)
-  const inDigest = new Set(changes?.changed.map((entry) => entry.path))
-  const missing = urgent.filter((entry) => !view.paths.has(entry.path) && !inDigest.has(entry.path))
+  const missing = urgent.filter((entry) => !view.paths.has(entry.path) && !digest.paths.has(entry.path))
   const urgentText = missing.length === 0 ? [] : [urgentHeading, ...missing.map((entry) => entry.line)]
   const shown = view.shown + missing.length
   const text = [
@@ -432,26 +446,32 @@ export const plan = (apps: ReadonlyArray<AppView>, budget: number = defaultBudge
   const headerCost = count(headerOf(budget, budget, draftReports, names)) + 2
   let fixedCost = 0
   for (const section of sections.values()) fixedCost += section.tokens + 2
-  let available = Math.max(0, budget - headerCost - fixedCost - 2 * open.length)
-  // water filling: proportional shares; apps shown whole give the rest back, the others are planned again
+  const available = Math.max(0, budget - headerCost - fixedCost - 2 * open.length)
+  // water filling: proportional shares first; what the apps leave unused (a whole tree that fits in less, or a view
+  // that could not use all of its share) goes to the apps that were cut, by weight, and those are planned again
   const shares = new Map<string, number>()
-  let active = open
-  for (let round = 0; round < 4 && active.length > 0; round++) {
-    const weightSum = active.reduce((sum, app) => sum + weights.get(app.id)!, 0)
-    let spare = 0
-    const next: Array<AppView> = []
-    for (const app of active) {
-      const share = Math.floor((available * weights.get(app.id)!) / weightSum)
+  const weightSum = open.reduce((sum, app) => sum + weights.get(app.id)!, 0)
+  for (const app of open) {
+    const share = Math.floor((available * weights.get(app.id)!) / weightSum)
+    shares.set(app.id, share)
+    sections.set(app.id, expanded(app, share))
+  }
+  for (let round = 0; round < 3; round++) {
+    const used = open.reduce((sum, app) => sum + sections.get(app.id)!.tokens, 0)
+    const spare = available - used
+    const cut = open.filter((app) => !sections.get(app.id)!.complete)
+    if (spare < 16 || cut.length === 0) break
+    // a cut app keeps what it used and gets its part of the spare tokens
+    const cutWeight = cut.reduce((sum, app) => sum + weights.get(app.id)!, 0)
+    for (const app of cut) {
+      const share = sections.get(app.id)!.tokens + Math.floor((spare * weights.get(app.id)!) / cutWeight)
+      if (share <= shares.get(app.id)!) continue
       const section = expanded(app, share)
+      // a larger share that shows less (the optimiser's windows are coarse) is not taken
+      if (section.shownNodes < sections.get(app.id)!.shownNodes) continue
       shares.set(app.id, share)
       sections.set(app.id, section)
-      if (section.complete && section.tokens < share) spare += share - section.tokens
-      else next.push(app)
     }
-    if (spare <= 0 || next.length === active.length) break
-    // the complete apps keep what they used; the others share the rest
-    available = next.reduce((sum, app) => sum + shares.get(app.id)!, 0) + spare
-    active = next
   }
   for (const app of apps) {
     const section = sections.get(app.id)!
