@@ -144,4 +144,35 @@ describe("heed-bridge over stdio with the official MCP SDK client, real provider
       yield* eventually(call(client, "get_state", { app: "todo" }), (r) => r.text.includes("Dynamic"))
     }).pipe(Effect.scoped)
   )
+
+  it.live("resources: slop://apps is the budgeted view; resources/updated comes for a salient change only", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("heed-bridge-res-")
+      const providers = join(dir, "providers")
+      fs.mkdirSync(providers)
+      yield* startProvider(wsFixture, ["--descriptor-dir", providers])
+      const { client, updates } = yield* startBridge(dir)
+      yield* eventually(call(client, "list_apps"), (r) => connected(r.text, "board"))
+      yield* Effect.promise(() => client.subscribeResource({ uri: "slop://apps" }))
+      yield* Effect.promise(() => client.subscribeResource({ uri: "slop://apps/board" }))
+      const read = (uri: string) =>
+        Effect.promise(async () => {
+          const result = await client.readResource({ uri })
+          return result.contents.map((content) => ("text" in content ? content.text : "")).join("")
+        })
+      const all = yield* read("slop://apps")
+      assert.include(all, "## SLOP apps (heed-bridge)")
+      assert.include(all, "Build broken on main")
+      // an ordinary change: no notification
+      yield* call(client, "app_action", { app: "board", path: "/cards/c1", action: "close" })
+      yield* eventually(read("slop://apps/board"), (text) => !text.includes("Write the README"))
+      // a critical node appears: notified
+      yield* call(client, "app_action", { app: "board", path: "/", action: "alarm" })
+      yield* eventually(Effect.sync(() => updates.length), (n) => n >= 2)
+      assert.deepStrictEqual([...updates].sort(), ["slop://apps", "slop://apps/board"])
+      const board = yield* read("slop://apps/board")
+      assert.match(board, /^### Kanban board \[board\] HOT/)
+      assert.include(board, "Production outage")
+    }).pipe(Effect.scoped)
+  )
 })
