@@ -5,8 +5,6 @@
  * @since 0.1.0
  */
 import type { Band } from "@heed/attention-bands"
-import { AttentionConfig, Tracker } from "@heed/attention-bands"
-import { References } from "@heed/decay"
 import type { Discovery } from "@heed/http"
 import { SlopClient } from "@heed/http"
 import { ProviderWatch, SlopStream } from "@heed/slop"
@@ -22,6 +20,7 @@ import * as Scope from "effect/Scope"
 import * as Socket from "effect/socket/Socket"
 import * as Stream from "effect/Stream"
 import * as Budget from "./Budget.ts"
+import * as Turns from "./Turns.ts"
 
 /**
  * A failure the agent should read: an unknown app, a bad path or action, a provider error. `code` follows SLOP's
@@ -139,11 +138,7 @@ interface App {
   subscription: string | undefined
   transportState: Effect.Effect<"open" | "reconnecting" | "closed"> | undefined
   lastChecked: Node.Node | undefined
-  lastInjected: Node.Node | undefined
-  lastReference: number
   problem: string | undefined
-  /** labels that count as a reference, prepared for `References.mentionsId` */
-  labels: { readonly tree: Node.Node | undefined; readonly efforts: ReadonlyArray<References.PreparedEffort> }
 }
 
 const transportLabel = (descriptor: Discovery.Descriptor): string => {
@@ -222,30 +217,6 @@ export const resolveProvider = (url: string): Effect.Effect<Discovery.Descriptor
 const isSalient = (node: Node.Node, min: number): boolean =>
   node.meta?.urgency === "high" || node.meta?.urgency === "critical" || (node.meta?.salience ?? 0) >= min
 
-/** The labels that make a prompt refer to an app: its id and name, its top-level labels, its salient nodes' labels. */
-const effortsOf = (app: App, tree: Node.Node | undefined): ReadonlyArray<References.PreparedEffort> => {
-  const names = new Set<string>([app.id, app.name])
-  if (tree !== undefined) {
-    const label = (node: Node.Node) => {
-      const value = node.properties?.label ?? node.properties?.title
-      if (typeof value === "string" && value.length >= 3 && value.length <= 60) names.add(value)
-    }
-    label(tree)
-    for (const child of tree.children ?? []) label(child)
-    let salient = 0
-    const walk = (node: Node.Node) => {
-      if (salient >= 50) return
-      if (node.meta?.focus === true || isSalient(node, 0.9)) {
-        label(node)
-        salient++
-      }
-      for (const child of node.children ?? []) walk(child)
-    }
-    walk(tree)
-  }
-  return [...names].map((name) => References.prepareEffort(name, []))
-}
-
 /**
  * Starts a bridge in the current scope: watches the descriptor folders, resolves the explicit providers, and (in
  * `auto` mode) connects to every provider found. Providers that cannot be reached are listed with their problem;
@@ -260,10 +231,9 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
     const decayTurns = options.decayTurns ?? 3
     const notifyMin = options.notifyMinSalience ?? 0.8
     const autoConnect = (options.connect ?? "auto") === "auto"
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+    const turns = Turns.make({ budget, decayTurns })
     const apps = new Map<string, App>()
     const bridgeScope = yield* Effect.scope
-    let turn = 0
     const nowSeconds = Effect.map(Clock.currentTimeMillis, (ms) => ms / 1000)
     const signals = yield* Queue.unbounded<string>()
 
@@ -280,10 +250,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
 
     const reference = (id: string) =>
       Effect.gen(function* () {
-        const app = apps.get(id)
-        if (app === undefined) return
-        app.lastReference = turn
-        tracker.onDirect(id, yield* nowSeconds)
+        if (apps.has(id)) Turns.reference(turns, id, yield* nowSeconds)
       })
 
     const closeApp = (app: App) =>
@@ -366,8 +333,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         app.transportState = opened.success.state
         app.status = "connected"
         app.problem = undefined
-        app.lastReference = turn
-        tracker.seed(app.id)
+        Turns.track(turns, app.id)
         yield* Queue.offer(signals, app.id)
       })
 
@@ -389,7 +355,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         if (previous === undefined) return
         const changes = Budget.changesBetween(previous, tree)
         if (changes.changed.some((entry) => isSalient(entry.node, notifyMin))) {
-          tracker.onDirect(id, yield* nowSeconds)
+          Turns.salient(turns, id, yield* nowSeconds)
           if (options.onSalient !== undefined) yield* options.onSalient(id)
         }
       })
@@ -428,10 +394,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
           subscription: undefined,
           transportState: undefined,
           lastChecked: undefined,
-          lastInjected: undefined,
-          lastReference: turn,
-          problem: undefined,
-          labels: { tree: undefined, efforts: [] }
+          problem: undefined
         }
         apps.set(app.id, app)
         yield* Effect.logInfo(`heed-bridge: found ${app.id} (${transportLabel(descriptor)})`)
@@ -443,7 +406,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         const app = apps.get(id)
         if (app === undefined) return
         apps.delete(id)
-        tracker.forget(id)
+        Turns.forget(turns, id)
         yield* closeApp(app)
         yield* Effect.logInfo(`heed-bridge: ${id} removed: ${reason}`)
         if (options.onTreeChanged !== undefined) yield* options.onTreeChanged(id)
@@ -471,11 +434,6 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         ? Effect.succeed(app.status)
         : Effect.map(app.transportState, (state) => (state === "open" ? "connected" : state === "reconnecting" ? "reconnecting" : "failed"))
 
-    const bandOf = (id: string): Band.Band => {
-      const state = tracker.get(id)
-      return state._tag === "Some" ? state.value.band : "IDLE"
-    }
-
     const info = (app: App) =>
       Effect.gen(function* () {
         const tree = yield* currentTree(app)
@@ -484,7 +442,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
           name: app.name,
           transport: transportLabel(app.descriptor),
           status: yield* statusOf(app),
-          band: bandOf(app.id),
+          band: Turns.bandOf(turns, app.id),
           nodes: tree === undefined ? 0 : Node.count(tree),
           ...(app.problem !== undefined ? { problem: app.problem } : {})
         }
@@ -507,42 +465,12 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         return tree
       })
 
-    const views = (advance: boolean, prompt: string) =>
-      Effect.gen(function* () {
-        const now = yield* nowSeconds
-        tracker.dueTargets(now)
-        const message = References.prepareMessage(prompt)
-        const out: Array<Budget.AppView> = []
-        const seen: Array<[App, Node.Node | undefined]> = []
-        for (const app of apps.values()) {
-          if (app.consumer === undefined) continue
-          const tree = yield* currentTree(app)
-          if (advance && prompt !== "") {
-            if (app.labels.tree !== tree || app.labels.efforts.length === 0) {
-              app.labels = { tree, efforts: effortsOf(app, tree) }
-            }
-            if (app.labels.efforts.some((effort) => References.mentionsId(message, effort))) {
-              app.lastReference = turn
-              tracker.onDirect(app.id, now)
-            }
-          }
-          const since = turn - app.lastReference
-          const collapsed = since >= decayTurns
-          out.push({
-            id: app.id,
-            name: app.name,
-            tree,
-            band: bandOf(app.id),
-            turnsSinceReference: since,
-            collapsed,
-            changes:
-              tree === undefined || app.lastInjected === undefined ? undefined : Budget.changesBetween(app.lastInjected, tree)
-          })
-          // a collapsed app keeps its last seen tree, so that on expansion the digest covers everything it missed
-          if (!collapsed) seen.push([app, tree])
-        }
-        return { views: out, seen }
-      })
+    const live = Effect.suspend(() =>
+      Effect.forEach(
+        [...apps.values()].filter((app) => app.consumer !== undefined),
+        (app) => Effect.map(currentTree(app), (tree): Turns.Live => ({ id: app.id, name: app.name, tree }))
+      )
+    )
 
     const bridge: Bridge = {
       budget,
@@ -607,18 +535,15 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         }),
       inject: (prompt) =>
         Effect.gen(function* () {
-          turn++
-          const { views: planned, seen } = yield* views(true, prompt)
-          const plan = Budget.plan(planned, budget)
-          for (const [app, tree] of seen) app.lastInjected = tree
-          return plan
+          const now = yield* nowSeconds
+          return Turns.inject(turns, yield* live, prompt, now)
         }),
-      peek: Effect.map(
-        Effect.suspend(() => views(false, "")),
-        ({ views: planned }) => Budget.plan(planned, budget)
-      ),
+      peek: Effect.gen(function* () {
+        const now = yield* nowSeconds
+        return Turns.peek(turns, yield* live, now)
+      }),
       reference,
-      turn: Effect.sync(() => turn),
+      turn: Effect.sync(() => turns.turn),
       connected: Effect.sync(() => [...apps.values()].filter((app) => app.consumer !== undefined).map((app) => app.id))
     }
     return bridge
