@@ -8,7 +8,7 @@
  * nodes (`high`, `critical`) that the view leaves out are listed under it with their paths, so none is ever cut. A
  * digest of what changed since the last injection (urgent first) comes before the tree. An
  * app the conversation has not referred to for N turns collapses to a stub of at most 60 tokens that still lists
- * its critical nodes. Every cut is counted in the app's heading, and the header explains the split.
+ * its urgent nodes (critical and high). Every cut is counted in the app's heading, and the header explains the split.
  *
  * @since 0.1.0
  */
@@ -92,7 +92,7 @@ export interface Plan {
 export const defaultBudget = 1500
 
 /**
- * The most tokens a collapsed app's stub line takes (its critical nodes come on top).
+ * The most tokens a collapsed app's stub line takes (its urgent nodes come on top).
  *
  * @category constants
  * @since 0.1.0
@@ -365,7 +365,7 @@ const expanded = (app: AppView, share: number): Section => {
   }
 }
 
-/** A collapsed app's stub: one line of at most {@link stubTokens} tokens, then its critical nodes. */
+/** A collapsed app's stub: one line of at most {@link stubTokens} tokens, then its urgent (high and critical) nodes. */
 const stub = (app: AppView): Section => {
   const tree = app.tree
   const total = tree === undefined ? 0 : totalOf(tree)
@@ -384,7 +384,7 @@ const stub = (app: AppView): Section => {
     if (count(line) <= stubTokens || name.length <= 8) break
     name = `${name.slice(0, Math.floor(name.length / 2))}…`
   }
-  const critical = tree === undefined ? [] : urgentNodes(tree, true)
+  const critical = tree === undefined ? [] : urgentNodes(tree)
   const lines = [line, ...critical.map((entry) => `  ${entryLine(entry.node, entry.path)}`)]
   const text = lines.join("\n")
   return { text, tokens: count(text), shownNodes: critical.length, digestShown: 0, digestTotal: changeCount, complete: true }
