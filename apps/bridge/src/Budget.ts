@@ -156,7 +156,20 @@ const fields = new Set(["properties", "meta", "affordances", "content_ref", "chi
  * @since 0.1.0
  */
 export const changesBetween = (previous: Node.Node, next: Node.Node): Changes => {
-  if (previous === next) return { changed: [], removed: [] }
+  if (previous === next) return noChanges
+  const cached = diffs.get(previous)
+  if (cached !== undefined && cached.next === next) return cached.changes
+  const changes = diffOf(previous, next)
+  diffs.set(previous, { next, changes })
+  return changes
+}
+
+const noChanges: Changes = { changed: [], removed: [] }
+
+/** The last diff from each tree: the same pair is asked for on every peek and injection until one of them moves. */
+const diffs = new WeakMap<Node.Node, { readonly next: Node.Node; readonly changes: Changes }>()
+
+const diffOf = (previous: Node.Node, next: Node.Node): Changes => {
   const changed = new Map<string, Node.Node>()
   const removed: Array<string> = []
   const touch = (segments: ReadonlyArray<string>) => {
@@ -194,7 +207,10 @@ const entryLine = (node: Node.Node, path: string): string => {
   return Render.line({ ...rest, meta: { ...node.meta, path } })
 }
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`
+/** `12345` → `"12,345"` (Intl's formatter is slow on a hot path). */
+const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+
+const plural = (n: number, one: string, many: string) => `${thousands(n)} ${n === 1 ? one : many}`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sections
@@ -288,7 +304,7 @@ const viewOf = (tree: Node.Node, budget: number): View => {
 const headingOf = (app: AppView, share: number, shown: number, total: number): string => {
   const cut = total - shown
   return `### ${app.name} [${app.id}] ${app.band}, share ${share}: ${
-    cut === 0 ? `all ${plural(total, "node", "nodes")}` : `${shown.toLocaleString("en-US")} of ${plural(total, "node", "nodes")} shown, ${cut.toLocaleString("en-US")} cut`
+    cut === 0 ? `all ${plural(total, "node", "nodes")}` : `${thousands(shown)} of ${plural(total, "node", "nodes")} shown, ${thousands(cut)} cut`
   }`
 }
 
@@ -406,7 +422,7 @@ const headerOf = (budget: number, used: number, reports: ReadonlyArray<AppReport
     .map((report) => `${names.get(report.id)} ${report.share} (${report.band}, weight ${Math.round(report.weight * 10) / 10})`)
     .join(", ")
   return [
-    `## SLOP apps (heed-bridge): ${used.toLocaleString("en-US")} of ${budget.toLocaleString("en-US")} tokens`,
+    `## SLOP apps (heed-bridge): ${thousands(used)} of ${thousands(budget)} tokens`,
     `Shares = band weight (HOT 8, WARM 4, COOL 2, IDLE 1) × (1 + 2/(1 + turns since mentioned)), water-filled: ${
       shares === "" ? "none" : shares
     }${collapsed.length > 0 ? `; collapsed: ${collapsed.map((report) => names.get(report.id)).join(", ")}` : ""}.`

@@ -39,6 +39,18 @@ const verbs = ["Fix", "Add", "Refactor", "Test", "Document", "Speed up", "Review
 
 const pick = <A>(items: ReadonlyArray<A>, i: number): A => items[i % items.length]!
 
+// Nodes that did not change between turns are the same objects, as in a consumer's mirror (patches share what they
+// do not touch), so diffs between turns skip them.
+const nodes = new Map<string, Node.Node>()
+const memo = (key: string, build: () => Node.Node): Node.Node => {
+  let node = nodes.get(key)
+  if (node === undefined) {
+    node = build()
+    nodes.set(key, node)
+  }
+  return node
+}
+
 const board = (turn: number): Node.Node => {
   const columns = ["backlog", "todo", "doing", "review", "done"]
   return {
@@ -54,7 +66,7 @@ const board = (turn: number): Node.Node => {
         const n = c * 100 + i
         // a card moves forward every few turns: its column is shown in a property
         const blocked = n === 137 && turn >= 30
-        return {
+        return memo(`card:${n}:${blocked}`, () => ({
           id: `card-${n}`,
           type: "item",
           properties: {
@@ -66,7 +78,7 @@ const board = (turn: number): Node.Node => {
             ? { urgency: "high", salience: 0.95, reason: "blocked for 2 days" }
             : { salience: column === "doing" ? 0.7 : 0.3 },
           affordances: [{ action: "move", params: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } }]
-        }
+        }))
       })
     }))
   }
@@ -77,19 +89,20 @@ const mail = (turn: number): Node.Node => {
   const messages: Array<Node.Node> = []
   for (let i = count - 1; i >= 0; i--) {
     const urgent = i === 2005 || i === 2031
-    messages.push({
+    const unread = i >= count - 20
+    messages.push(memo(`mail:${i}:${unread}`, () => ({
       id: `msg-${i}`,
       type: "item",
       properties: {
         label: `${pick(["Re:", "Fwd:", "", "Invoice", "Meeting:"], i)} ${pick(topics, i * 3)} ${pick(["update", "question", "plan", "numbers", "notes"], i)}`,
         from: `${pick(people, i * 5).toLowerCase()}@example.com`,
-        unread: i >= count - 20
+        unread
       },
       meta: urgent
         ? { urgency: "high", salience: 1, reason: "from your manager, due today" }
-        : { salience: i >= count - 20 ? 0.6 : 0.1 },
+        : { salience: unread ? 0.6 : 0.1 },
       affordances: [{ action: "archive" }, { action: "reply", params: { type: "object", properties: { body: { type: "string" } } } }]
-    })
+    })))
   }
   return {
     id: "root",
@@ -108,15 +121,16 @@ const ci = (turn: number): Node.Node => {
       const n = p * 10 + j
       const failing = (n === 42 && turn >= 20) || (n === 7 && turn >= 35)
       const status = failing ? "failed" : n % 10 === 9 && (n + turn) % 7 === 0 ? "running" : "passed"
-      return {
+      const run = 1000 + n + (status === "running" ? turn : 0)
+      return memo(`job:${n}:${status}:${run}`, () => ({
         id: `job-${n}`,
         type: "status",
-        properties: { label: `${pick(["lint", "unit", "integration", "build", "deploy"], j)} #${1000 + n + turn}`, status },
+        properties: { label: `${pick(["lint", "unit", "integration", "build", "deploy"], j)} #${run}`, status },
         meta: failing
           ? { urgency: n === 42 ? "critical" : "high", salience: 1, reason: "failing on main" }
           : { salience: status === "running" ? 0.5 : 0.1 },
         affordances: [{ action: "retry" }, { action: "cancel", dangerous: true }]
-      }
+      }))
     })
   }))
   return { id: "root", type: "root", properties: { label: "CI" }, children: pipelines }
@@ -138,14 +152,15 @@ const chat = (turn: number): Node.Node => {
         affordances: [{ action: "send", params: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
         children: Array.from({ length: count }, (_, i): Node.Node => {
           const mention = c === 2 && i === 150 && turn >= 10
-          return {
+          const recent = i >= count - 10
+          return memo(`chat:${c}:${i}:${mention}:${recent}`, () => ({
             id: `m-${c}-${i}`,
             type: "item",
             properties: {
               label: `${pick(people, i + c)}: ${pick(["can someone look at", "I pushed a fix for", "what is the status of", "thanks for"], i)} ${pick(topics, i * 11)}`
             },
-            meta: mention ? { urgency: "high", salience: 1, reason: "you were mentioned" } : { salience: i >= count - 10 ? 0.5 : 0.1 }
-          }
+            meta: mention ? { urgency: "high", salience: 1, reason: "you were mentioned" } : { salience: recent ? 0.5 : 0.1 }
+          }))
         })
       }
     })
@@ -160,13 +175,15 @@ const files = (turn: number): Node.Node => {
       made++
       const name = `${pick(topics, i + depth * 3)}${depth < 3 ? "" : `-${i}.ts`}`
       if (depth < 3) children.push(dir(`${path}/${name}-${i}`, depth + 1, depth === 0 ? 10 : depth === 1 ? 12 : 40))
-      else
-        children.push({
+      else {
+        const touched = turn >= 5 && depth === 3 && i === 3 && made < 600
+        children.push(memo(`file:${path}/${name}:${touched}`, () => ({
           id: `${name}`,
           type: "item",
           properties: { label: name, size: 100 + ((i * 37) % 9000) },
-          meta: turn >= 5 && depth === 3 && i === 3 && made < 600 ? { changed: true, salience: 0.6 } : { salience: 0.1 }
-        })
+          meta: touched ? { changed: true, salience: 0.6 } : { salience: 0.1 }
+        })))
+      }
     }
     return {
       id: path === "" ? "root" : `${path.split("/").pop()}`,
