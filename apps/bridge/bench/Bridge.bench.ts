@@ -12,14 +12,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Bench } from "@heed/bench"
 import { Discovery, SlopServer } from "@heed/http"
 import { TokenCounter } from "@heed/schema"
-import { Provider, Render } from "@heed/state-tree"
 import type { Node } from "@heed/state-tree"
+import { Provider, Render } from "@heed/state-tree"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Budget from "../src/Budget.ts"
 import * as InjectSocket from "../src/InjectSocket.ts"
 import * as Scenario from "../src/Scenario.ts"
@@ -45,7 +45,8 @@ const fullOf = (tree: Node.Node) => {
   return tokens
 }
 
-const shows = (text: string, id: string) => new RegExp(`\\] ${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[: ]|$)`, "m").test(text)
+const shows = (text: string, id: string) =>
+  new RegExp(`\\] ${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[: ]|$)`, "m").test(text)
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Tokens per turn, in process
@@ -120,7 +121,9 @@ const serveApp = (app: Scenario.App) =>
     const context = yield* Layer.build(server)
     const address = Context.get(context, HttpServer.HttpServer).address
     const url = `ws://127.0.0.1:${"port" in address ? address.port : 0}/slop`
-    yield* Discovery.write(Discovery.descriptor({ id: app.id, name: app.name, url, pid: process.pid }), { directory: dir })
+    yield* Discovery.write(Discovery.descriptor({ id: app.id, name: app.name, url, pid: process.pid }), {
+      directory: dir
+    })
     return provider
   })
 
@@ -164,7 +167,10 @@ const live = Effect.gen(function* () {
   }
   const rss = rssOf(child.pid!)
   Bench.record("bridge", [
-    { name: "inject over the socket (bridge process, 5 WebSocket apps)", figures: { ...stats(latencies), over_budget: overBudget } },
+    {
+      name: "inject over the socket (bridge process, 5 WebSocket apps)",
+      figures: { ...stats(latencies), over_budget: overBudget }
+    },
     { name: "bridge process RSS after the run (MB)", figures: { rss_mb: Math.round(rss) } }
   ])
 })

@@ -8,8 +8,8 @@ import type { Band } from "@heed/attention-bands"
 import type { Discovery } from "@heed/http"
 import { SlopClient } from "@heed/http"
 import { ProviderWatch, SlopStream } from "@heed/slop"
-import { Consumer, Node, Pipeline, Render } from "@heed/state-tree"
 import type { Message } from "@heed/state-tree"
+import { Consumer, Node, Pipeline, Render } from "@heed/state-tree"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,8 +17,8 @@ import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import * as Socket from "effect/socket/Socket"
 import * as Stream from "effect/Stream"
+import * as Socket from "effect/socket/Socket"
 import * as Budget from "./Budget.ts"
 import * as Turns from "./Turns.ts"
 
@@ -189,7 +189,12 @@ export const resolveProvider = (url: string): Effect.Effect<Discovery.Descriptor
       })
     }
     const response = yield* Effect.tryPromise({
-      try: () => fetch(url, { signal: AbortSignal.timeout(10_000) }).then(async (r) => ({ ok: r.ok, status: r.status, body: await r.text() })),
+      try: () =>
+        fetch(url, { signal: AbortSignal.timeout(10_000) }).then(async (r) => ({
+          ok: r.ok,
+          status: r.status,
+          body: await r.text()
+        })),
       catch: (error) => new BridgeError({ code: "unavailable", message: `--provider ${url}: ${String(error)}` })
     })
     if (!response.ok) {
@@ -243,10 +248,11 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         message: `no app "${id}"; known apps: ${[...apps.keys()].join(", ") || "none (is a provider running?)"}`
       })
 
-    const get = (id: string) => Effect.suspend(() => {
-      const app = apps.get(id)
-      return app === undefined ? Effect.fail(unknown(id)) : Effect.succeed(app)
-    })
+    const get = (id: string) =>
+      Effect.suspend(() => {
+        const app = apps.get(id)
+        return app === undefined ? Effect.fail(unknown(id)) : Effect.succeed(app)
+      })
 
     const reference = (id: string) =>
       Effect.gen(function* () {
@@ -311,12 +317,17 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
             }
             const consumer = yield* Consumer.make(watched)
             const hello = yield* consumer.hello.pipe(
-              Effect.timeoutOrElse({ duration: Duration.seconds(10), orElse: () => Effect.fail("no hello within 10 s") })
+              Effect.timeoutOrElse({
+                duration: Duration.seconds(10),
+                orElse: () => Effect.fail("no hello within 10 s")
+              })
             )
             if (app.name === app.id || app.name === (app.descriptor.transport as { url?: string }).url) {
               app.name = hello.provider.name || app.name
             }
-            const subscription = yield* consumer.subscribe({ depth: -1 }).pipe(Effect.mapError((error) => error.message))
+            const subscription = yield* consumer
+              .subscribe({ depth: -1 })
+              .pipe(Effect.mapError((error) => error.message))
             return { consumer, subscription, state }
           }).pipe(Scope.provide(scope))
         )
@@ -325,7 +336,10 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
           app.status = "failed"
           app.problem = opened.failure
           yield* Effect.logWarning(`heed-bridge: cannot connect to ${app.id}: ${opened.failure}`)
-          return yield* new BridgeError({ code: "unavailable", message: `cannot connect to ${app.id}: ${opened.failure}` })
+          return yield* new BridgeError({
+            code: "unavailable",
+            message: `cannot connect to ${app.id}: ${opened.failure}`
+          })
         }
         app.scope = scope
         app.consumer = opened.success.consumer
@@ -412,9 +426,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         if (options.onTreeChanged !== undefined) yield* options.onTreeChanged(id)
       })
 
-    yield* Effect.addFinalizer(() =>
-      Effect.forEach([...apps.values()], closeApp, { discard: true })
-    )
+    yield* Effect.addFinalizer(() => Effect.forEach([...apps.values()], closeApp, { discard: true }))
 
     for (const url of options.providers ?? []) {
       const resolved = yield* Effect.result(resolveProvider(url))
@@ -432,7 +444,9 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
     const statusOf = (app: App): Effect.Effect<AppInfo["status"]> =>
       app.transportState === undefined
         ? Effect.succeed(app.status)
-        : Effect.map(app.transportState, (state) => (state === "open" ? "connected" : state === "reconnecting" ? "reconnecting" : "failed"))
+        : Effect.map(app.transportState, (state) =>
+            state === "open" ? "connected" : state === "reconnecting" ? "reconnecting" : "failed"
+          )
 
     const info = (app: App) =>
       Effect.gen(function* () {
@@ -509,9 +523,9 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
           }
           yield* reference(id)
           const app = apps.get(id)!
-          return yield* app.consumer!.invoke(path, action, params).pipe(
-            Effect.mapError((error) => new BridgeError({ code: error.code, message: error.message }))
-          )
+          return yield* app
+            .consumer!.invoke(path, action, params)
+            .pipe(Effect.mapError((error) => new BridgeError({ code: error.code, message: error.message })))
         }),
       state: (id, request) =>
         Effect.gen(function* () {
@@ -563,4 +577,3 @@ export const sectionOf = (plan: Budget.Plan, id: string): string | undefined => 
   while (end < lines.length && !lines[end]!.startsWith("### ")) end++
   return lines.slice(start, end).join("\n").trimEnd()
 }
-

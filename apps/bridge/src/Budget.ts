@@ -227,7 +227,10 @@ interface Section {
 
 /** The per-app caches: a tree's node count and its urgent-pinned copy, kept while the tree is the same object. */
 const totals = new WeakMap<Node.Node, number>()
-const urgents = new WeakMap<Node.Node, ReadonlyArray<{ readonly path: string; readonly line: string; readonly cost: number }>>()
+const urgents = new WeakMap<
+  Node.Node,
+  ReadonlyArray<{ readonly path: string; readonly line: string; readonly cost: number }>
+>()
 
 const totalOf = (tree: Node.Node): number => {
   let total = totals.get(tree)
@@ -304,7 +307,9 @@ const viewOf = (tree: Node.Node, budget: number): View => {
 const headingOf = (app: AppView, share: number, shown: number, total: number): string => {
   const cut = total - shown
   return `### ${app.name} [${app.id}] ${app.band}, share ${share}: ${
-    cut === 0 ? `all ${plural(total, "node", "nodes")}` : `${thousands(shown)} of ${plural(total, "node", "nodes")} shown, ${thousands(cut)} cut`
+    cut === 0
+      ? `all ${plural(total, "node", "nodes")}`
+      : `${thousands(shown)} of ${plural(total, "node", "nodes")} shown, ${thousands(cut)} cut`
   }`
 }
 
@@ -352,14 +357,18 @@ const expanded = (app: AppView, share: number): Section => {
   // the heading is costed with the widest numbers it can show
   const headingCost = count(headingOf(app, share, total, total + 1)) + 1
   const digestBudget = changeCount === 0 ? 0 : Math.max(0, Math.floor((share - headingCost) * 0.3))
-  const digest = digestLines(changes, digestBudget - (changeCount === 0 ? 0 : count(digestHeading(0, changeCount, urgentChanges)) + 1))
+  const digest = digestLines(
+    changes,
+    digestBudget - (changeCount === 0 ? 0 : count(digestHeading(0, changeCount, urgentChanges)) + 1)
+  )
   const digestText =
     digest.total === 0 ? "" : [digestHeading(digest.shown, digest.total, urgentChanges), ...digest.lines].join("\n")
   const digestCost = digestText === "" ? 0 : count(digestText) + 1
   // urgent nodes survive every cut: those the optimised view leaves out are listed under it
   const urgent = urgentOf(tree)
   const urgentHeading = "Urgent, outside the view above:"
-  const urgentReserve = urgent.length === 0 ? 0 : urgent.reduce((sum, entry) => sum + entry.cost, count(urgentHeading) + 1)
+  const urgentReserve =
+    urgent.length === 0 ? 0 : urgent.reduce((sum, entry) => sum + entry.cost, count(urgentHeading) + 1)
   const treeBudget = Math.max(0, share - headingCost - digestCost - urgentReserve)
   const view = viewOf(tree, treeBudget)
   const missing = urgent.filter((entry) => !view.paths.has(entry.path) && !digest.paths.has(entry.path))
@@ -403,7 +412,14 @@ const stub = (app: AppView): Section => {
   const critical = tree === undefined ? [] : urgentNodes(tree)
   const lines = [line, ...critical.map((entry) => `  ${entryLine(entry.node, entry.path)}`)]
   const text = lines.join("\n")
-  return { text, tokens: count(text), shownNodes: critical.length, digestShown: 0, digestTotal: changeCount, complete: true }
+  return {
+    text,
+    tokens: count(text),
+    shownNodes: critical.length,
+    digestShown: 0,
+    digestTotal: changeCount,
+    complete: true
+  }
 }
 
 /** An app without a tree yet (connecting or reconnecting). */
@@ -415,11 +431,19 @@ const pending = (app: AppView): Section => {
 // ---------------------------------------------------------------------------------------------------------------
 // The plan
 
-const headerOf = (budget: number, used: number, reports: ReadonlyArray<AppReport>, names: ReadonlyMap<string, string>) => {
+const headerOf = (
+  budget: number,
+  used: number,
+  reports: ReadonlyArray<AppReport>,
+  names: ReadonlyMap<string, string>
+) => {
   const open = reports.filter((report) => !report.stub && report.share > 0)
   const collapsed = reports.filter((report) => report.stub)
   const shares = open
-    .map((report) => `${names.get(report.id)} ${report.share} (${report.band}, weight ${Math.round(report.weight * 10) / 10})`)
+    .map(
+      (report) =>
+        `${names.get(report.id)} ${report.share} (${report.band}, weight ${Math.round(report.weight * 10) / 10})`
+    )
     .join(", ")
   return [
     `## SLOP apps (heed-bridge): ${thousands(used)} of ${thousands(budget)} tokens`,
@@ -504,14 +528,17 @@ export const plan = (apps: ReadonlyArray<AppView>, budget: number = defaultBudge
       stub: app.collapsed && app.tree !== undefined
     })
   }
-  const assemble = () => {
-    const body = apps.map((app) => sections.get(app.id)!.text).join("\n\n")
-    const used = count(body)
-    const header = headerOf(budget, Math.min(budget, used + headerCost), [...reports.values()], names)
-    return `${header}\n\n${body}`
-  }
-  let text = assemble()
+  const body = apps.map((app) => sections.get(app.id)!.text).join("\n\n")
+  const assemble = (used: number) => `${headerOf(budget, used, [...reports.values()], names)}\n\n${body}`
+  // the header states the text's own token count: settle it in a few rounds (a number's width barely moves it)
+  let claimed = Math.min(budget, count(body) + headerCost)
+  let text = assemble(claimed)
   let tokens = count(text)
+  for (let round = 0; round < 3 && tokens !== claimed; round++) {
+    claimed = tokens
+    text = assemble(claimed)
+    tokens = count(text)
+  }
   if (tokens > budget) {
     text = trim(text, budget)
     tokens = count(text)

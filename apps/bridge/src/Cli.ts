@@ -10,9 +10,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as McpServer from "effect/ai/McpServer"
+import * as Console from "effect/Console"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
@@ -52,7 +52,7 @@ const serveFlags = {
     Flag.withDefault("fixed" as const)
   ),
   provider: Flag.String("provider").pipe(
-    Flag.withDescription("A provider URL (ws://…, …/.well-known/slop, or a page with <meta name=\"slop\">); repeatable"),
+    Flag.withDescription('A provider URL (ws://…, …/.well-known/slop, or a page with <meta name="slop">); repeatable'),
     Flag.atLeast(0)
   ),
   socket: Flag.String("socket").pipe(
@@ -92,7 +92,8 @@ type ServeFlags = {
  * @since 0.1.0
  */
 export const check = (flags: ServeFlags): Effect.Effect<ServeFlags, CliError> => {
-  const bad = (field: string, message: string) => Effect.fail(new CliError({ field, message: `--${field}: ${message}` }))
+  const bad = (field: string, message: string) =>
+    Effect.fail(new CliError({ field, message: `--${field}: ${message}` }))
   if (flags.budget < 100) return bad("budget", "must be at least 100 tokens")
   if (flags.decayTurns < 1) return bad("decay-turns", "must be at least 1")
   if (flags.notifySalience < 0 || flags.notifySalience > 1) return bad("notify-salience", "must be between 0 and 1")
@@ -153,7 +154,10 @@ const inject = Command.make(
   "inject",
   {
     socket: serveFlags.socket,
-    timeout: Flag.Int("timeout").pipe(Flag.withDescription("ms to wait for the bridge (default 5000)"), Flag.withDefault(5000))
+    timeout: Flag.Int("timeout").pipe(
+      Flag.withDescription("ms to wait for the bridge (default 5000)"),
+      Flag.withDefault(5000)
+    )
   },
   Effect.fnUntraced(function* (flags) {
     const input = yield* Effect.promise(async () => {

@@ -90,7 +90,11 @@ const needString = (args: Record<string, unknown>, field: string): string | Brid
     : new Bridge.BridgeError({ code: "invalid_params", message: `${field}: must be a non-empty string` })
 }
 
-const optionalInt = (args: Record<string, unknown>, field: string, min: number): number | undefined | Bridge.BridgeError => {
+const optionalInt = (
+  args: Record<string, unknown>,
+  field: string,
+  min: number
+): number | undefined | Bridge.BridgeError => {
   const value = args[field]
   if (value === undefined) return undefined
   return typeof value === "number" && Number.isInteger(value) && value >= min
@@ -175,7 +179,12 @@ const invokeOne = (bridge: Bridge.Bridge, args: Record<string, unknown>) =>
     const action = needString(args, "action")
     const params = paramsOf(args)
     for (const value of [app, path, action, params]) if (isError(value)) return yield* value
-    const result = yield* bridge.invoke(app as string, path as string, action as string, params as Record<string, unknown> | undefined)
+    const result = yield* bridge.invoke(
+      app as string,
+      path as string,
+      action as string,
+      params as Record<string, unknown> | undefined
+    )
     return `${result.status}${result.data !== undefined ? ` ${JSON.stringify(result.data)}` : ""}`
   })
 
@@ -211,7 +220,9 @@ export const registerFixed = Effect.gen(function* () {
         const state = yield* Effect.result(bridge.state(id, {}))
         if (tree._tag === "Failure") return failure(tree.failure)
         if (state._tag === "Failure") return failure(state.failure)
-        return text(`Connected to ${connected.success.name} [${id}].\n\n${state.success}\n\nActions:\n${actionsOf(tree.success)}`)
+        return text(
+          `Connected to ${connected.success.name} [${id}].\n\n${state.success}\n\nActions:\n${actionsOf(tree.success)}`
+        )
       })
   )
   yield* tool(
@@ -238,8 +249,7 @@ export const registerFixed = Effect.gen(function* () {
     "app_action",
     "Invoke an action (affordance) on a node of an app.",
     schema(actionSchema, ["app", "path", "action"]),
-    (args) =>
-      Effect.match(invokeOne(bridge, args), { onFailure: failure, onSuccess: (result) => text(result) })
+    (args) => Effect.match(invokeOne(bridge, args), { onFailure: failure, onSuccess: (result) => text(result) })
   )
   yield* tool(
     server,
@@ -364,7 +374,8 @@ export const validate = (schema: Node.JsonSchema | undefined, args: Record<strin
       (type === "boolean" && typeof value === "boolean") ||
       (type === "array" && Array.isArray(value)) ||
       (type === "object" && typeof value === "object" && value !== null && !Array.isArray(value))
-    if (!ok) return `${key}: must be ${type === "integer" || type === "array" || type === "object" ? `an ${type}` : `a ${type}`}`
+    if (!ok)
+      return `${key}: must be ${type === "integer" || type === "array" || type === "object" ? `an ${type}` : `a ${type}`}`
     if (property.enum !== undefined && !property.enum.some((allowed) => allowed === value)) {
       return `${key}: must be one of ${property.enum.map((v) => JSON.stringify(v)).join(", ")}`
     }
@@ -462,7 +473,9 @@ export const registrations = (
       hooks.salient = (id) =>
         Effect.gen(function* () {
           yield* server.notifications["notifications/resources/updated"]({ uri: "slop://apps" })
-          yield* server.notifications["notifications/resources/updated"]({ uri: `slop://apps/${encodeURIComponent(id)}` })
+          yield* server.notifications["notifications/resources/updated"]({
+            uri: `slop://apps/${encodeURIComponent(id)}`
+          })
         }).pipe(Effect.ignore)
     })
   )

@@ -34,7 +34,18 @@ export interface Turn {
 }
 
 const people = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances", "Alan", "Radia"]
-const topics = ["billing", "login", "search", "export", "onboarding", "reports", "sync", "alerts", "checkout", "profile"]
+const topics = [
+  "billing",
+  "login",
+  "search",
+  "export",
+  "onboarding",
+  "reports",
+  "sync",
+  "alerts",
+  "checkout",
+  "profile"
+]
 const verbs = ["Fix", "Add", "Refactor", "Test", "Document", "Speed up", "Review", "Design", "Remove", "Migrate"]
 
 const pick = <A>(items: ReadonlyArray<A>, i: number): A => items[i % items.length]!
@@ -77,7 +88,9 @@ const board = (turn: number): Node.Node => {
           meta: blocked
             ? { urgency: "high", salience: 0.95, reason: "blocked for 2 days" }
             : { salience: column === "doing" ? 0.7 : 0.3 },
-          affordances: [{ action: "move", params: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } }]
+          affordances: [
+            { action: "move", params: { type: "object", properties: { to: { type: "string" } }, required: ["to"] } }
+          ]
         }))
       })
     }))
@@ -90,19 +103,24 @@ const mail = (turn: number): Node.Node => {
   for (let i = count - 1; i >= 0; i--) {
     const urgent = i === 2005 || i === 2031
     const unread = i >= count - 20
-    messages.push(memo(`mail:${i}:${unread}`, () => ({
-      id: `msg-${i}`,
-      type: "item",
-      properties: {
-        label: `${pick(["Re:", "Fwd:", "", "Invoice", "Meeting:"], i)} ${pick(topics, i * 3)} ${pick(["update", "question", "plan", "numbers", "notes"], i)}`,
-        from: `${pick(people, i * 5).toLowerCase()}@example.com`,
-        unread
-      },
-      meta: urgent
-        ? { urgency: "high", salience: 1, reason: "from your manager, due today" }
-        : { salience: unread ? 0.6 : 0.1 },
-      affordances: [{ action: "archive" }, { action: "reply", params: { type: "object", properties: { body: { type: "string" } } } }]
-    })))
+    messages.push(
+      memo(`mail:${i}:${unread}`, () => ({
+        id: `msg-${i}`,
+        type: "item",
+        properties: {
+          label: `${pick(["Re:", "Fwd:", "", "Invoice", "Meeting:"], i)} ${pick(topics, i * 3)} ${pick(["update", "question", "plan", "numbers", "notes"], i)}`,
+          from: `${pick(people, i * 5).toLowerCase()}@example.com`,
+          unread
+        },
+        meta: urgent
+          ? { urgency: "high", salience: 1, reason: "from your manager, due today" }
+          : { salience: unread ? 0.6 : 0.1 },
+        affordances: [
+          { action: "archive" },
+          { action: "reply", params: { type: "object", properties: { body: { type: "string" } } } }
+        ]
+      }))
+    )
   }
   return {
     id: "root",
@@ -113,26 +131,32 @@ const mail = (turn: number): Node.Node => {
 }
 
 const ci = (turn: number): Node.Node => {
-  const pipelines = Array.from({ length: 30 }, (_, p): Node.Node => ({
-    id: `pipeline-${p}`,
-    type: "collection",
-    properties: { label: `${pick(topics, p)} service`, branch: p % 3 === 0 ? "main" : `feature/${pick(topics, p + 1)}` },
-    children: Array.from({ length: 10 }, (_, j): Node.Node => {
-      const n = p * 10 + j
-      const failing = (n === 42 && turn >= 20) || (n === 7 && turn >= 35)
-      const status = failing ? "failed" : n % 10 === 9 && (n + turn) % 7 === 0 ? "running" : "passed"
-      const run = 1000 + n + (status === "running" ? turn : 0)
-      return memo(`job:${n}:${status}:${run}`, () => ({
-        id: `job-${n}`,
-        type: "status",
-        properties: { label: `${pick(["lint", "unit", "integration", "build", "deploy"], j)} #${run}`, status },
-        meta: failing
-          ? { urgency: n === 42 ? "critical" : "high", salience: 1, reason: "failing on main" }
-          : { salience: status === "running" ? 0.5 : 0.1 },
-        affordances: [{ action: "retry" }, { action: "cancel", dangerous: true }]
-      }))
+  const pipelines = Array.from(
+    { length: 30 },
+    (_, p): Node.Node => ({
+      id: `pipeline-${p}`,
+      type: "collection",
+      properties: {
+        label: `${pick(topics, p)} service`,
+        branch: p % 3 === 0 ? "main" : `feature/${pick(topics, p + 1)}`
+      },
+      children: Array.from({ length: 10 }, (_, j): Node.Node => {
+        const n = p * 10 + j
+        const failing = (n === 42 && turn >= 20) || (n === 7 && turn >= 35)
+        const status = failing ? "failed" : n % 10 === 9 && (n + turn) % 7 === 0 ? "running" : "passed"
+        const run = 1000 + n + (status === "running" ? turn : 0)
+        return memo(`job:${n}:${status}:${run}`, () => ({
+          id: `job-${n}`,
+          type: "status",
+          properties: { label: `${pick(["lint", "unit", "integration", "build", "deploy"], j)} #${run}`, status },
+          meta: failing
+            ? { urgency: n === 42 ? "critical" : "high", salience: 1, reason: "failing on main" }
+            : { salience: status === "running" ? 0.5 : 0.1 },
+          affordances: [{ action: "retry" }, { action: "cancel", dangerous: true }]
+        }))
+      })
     })
-  }))
+  )
   return { id: "root", type: "root", properties: { label: "CI" }, children: pipelines }
 }
 
@@ -149,7 +173,9 @@ const chat = (turn: number): Node.Node => {
         type: "collection",
         properties: { label: `#${channel}` },
         meta: { salience: c === 1 ? 0.7 : 0.2 },
-        affordances: [{ action: "send", params: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
+        affordances: [
+          { action: "send", params: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }
+        ],
         children: Array.from({ length: count }, (_, i): Node.Node => {
           const mention = c === 2 && i === 150 && turn >= 10
           const recent = i >= count - 10
@@ -159,7 +185,9 @@ const chat = (turn: number): Node.Node => {
             properties: {
               label: `${pick(people, i + c)}: ${pick(["can someone look at", "I pushed a fix for", "what is the status of", "thanks for"], i)} ${pick(topics, i * 11)}`
             },
-            meta: mention ? { urgency: "high", salience: 1, reason: "you were mentioned" } : { salience: recent ? 0.5 : 0.1 }
+            meta: mention
+              ? { urgency: "high", salience: 1, reason: "you were mentioned" }
+              : { salience: recent ? 0.5 : 0.1 }
           }))
         })
       }
@@ -177,12 +205,14 @@ const files = (turn: number): Node.Node => {
       if (depth < 3) children.push(dir(`${path}/${name}-${i}`, depth + 1, depth === 0 ? 10 : depth === 1 ? 12 : 40))
       else {
         const touched = turn >= 5 && depth === 3 && i === 3 && made < 600
-        children.push(memo(`file:${path}/${name}:${touched}`, () => ({
-          id: `${name}`,
-          type: "item",
-          properties: { label: name, size: 100 + ((i * 37) % 9000) },
-          meta: touched ? { changed: true, salience: 0.6 } : { salience: 0.1 }
-        })))
+        children.push(
+          memo(`file:${path}/${name}:${touched}`, () => ({
+            id: `${name}`,
+            type: "item",
+            properties: { label: name, size: 100 + ((i * 37) % 9000) },
+            meta: touched ? { changed: true, salience: 0.6 } : { salience: 0.1 }
+          }))
+        )
       }
     }
     return {

@@ -59,7 +59,9 @@ export interface Live {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (options: { readonly budget?: number | undefined; readonly decayTurns?: number | undefined } = {}): Turns => ({
+export const make = (
+  options: { readonly budget?: number | undefined; readonly decayTurns?: number | undefined } = {}
+): Turns => ({
   turn: 0,
   budget: options.budget ?? Budget.defaultBudget,
   decayTurns: options.decayTurns ?? 3,
@@ -169,7 +171,10 @@ export const views = (
   live: ReadonlyArray<Live>,
   now: number,
   prompt?: string | undefined
-): { readonly views: ReadonlyArray<Budget.AppView>; readonly seen: ReadonlyArray<readonly [AppTurns, Node.Node | undefined]> } => {
+): {
+  readonly views: ReadonlyArray<Budget.AppView>
+  readonly seen: ReadonlyArray<readonly [AppTurns, Node.Node | undefined]>
+} => {
   turns.tracker.dueTargets(now)
   const message = prompt === undefined || prompt === "" ? undefined : References.prepareMessage(prompt)
   const out: Array<Budget.AppView> = []

@@ -174,6 +174,9 @@ describe("Budget.plan", () => {
     assert.isAbove(digest, 0)
     assert.match(lines[digest + 1]!, /\] c: Outage .*CRITICAL.*path=\/c/)
     assert.include(lines[digest + 3], "- removed /b")
-    assert.isAbove(lines.findIndex((line) => line.startsWith("[root] root")), digest)
+    assert.isAbove(
+      lines.findIndex((line) => line.startsWith("[root] root")),
+      digest
+    )
   })
 })

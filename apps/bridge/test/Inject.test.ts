@@ -28,56 +28,64 @@ const reportOf = (plan: { readonly apps: ReadonlyArray<{ readonly id: string }> 
   plan.apps.find((app) => app.id === id) as (typeof plan.apps)[number] & { share: number; stub: boolean }
 
 describe("inject: turns, references and decay through a bridge connected to real providers", () => {
-  it.live("a referenced app gets the larger share; unreferenced for 3 turns it becomes a stub; a reference expands it", () =>
-    Effect.gen(function* () {
-      const dir = yield* tempDir("heed-bridge-inject-")
-      const providers = join(dir, "providers")
-      fs.mkdirSync(providers)
-      const spec = (id: string, name: string, items: string) => [
-        "--socket",
-        join(dir, `${id}.sock`),
-        "--descriptor-dir",
-        providers,
-        "--id",
-        id,
-        "--name",
-        name,
-        "--items",
-        items
-      ]
-      yield* startProvider(unixFixture, spec("groceries", "Groceries", "300"))
-      yield* startProvider(unixFixture, spec("chores", "Chores", "300"))
-      const bridge = yield* Bridge.make({ folders: [providers], budget: 1500 })
-      yield* eventually(bridge.list, (apps) => apps.filter((app) => app.status === "connected" && app.nodes > 300).length === 2)
+  it.live(
+    "a referenced app gets the larger share; unreferenced for 3 turns it becomes a stub; a reference expands it",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("heed-bridge-inject-")
+        const providers = join(dir, "providers")
+        fs.mkdirSync(providers)
+        const spec = (id: string, name: string, items: string) => [
+          "--socket",
+          join(dir, `${id}.sock`),
+          "--descriptor-dir",
+          providers,
+          "--id",
+          id,
+          "--name",
+          name,
+          "--items",
+          items
+        ]
+        yield* startProvider(unixFixture, spec("groceries", "Groceries", "300"))
+        yield* startProvider(unixFixture, spec("chores", "Chores", "300"))
+        const bridge = yield* Bridge.make({ folders: [providers], budget: 1500 })
+        yield* eventually(
+          bridge.list,
+          (apps) => apps.filter((app) => app.status === "connected" && app.nodes > 300).length === 2
+        )
 
-      const first = yield* bridge.inject("what do I need from the groceries list?")
-      const groceries = reportOf(first, "groceries")
-      const chores = reportOf(first, "chores")
-      assert.isAbove(groceries.share, chores.share)
-      assert.isAtMost(first.tokens, 1500)
-      assert.include(first.text, "Disk almost full")
-      assert.include(first.text, "Shares = band weight")
+        const first = yield* bridge.inject("what do I need from the groceries list?")
+        const groceries = reportOf(first, "groceries")
+        const chores = reportOf(first, "chores")
+        assert.isAbove(groceries.share, chores.share)
+        assert.isAtMost(first.tokens, 1500)
+        assert.include(first.text, "Disk almost full")
+        assert.include(first.text, "Shares = band weight")
 
-      // chores was last referenced when it connected (turn 0): collapsed from turn 3 on
-      yield* bridge.inject("and the groceries for tomorrow?")
-      const third = yield* bridge.inject("groceries again")
-      assert.isTrue(reportOf(third, "chores").stub)
-      assert.isFalse(reportOf(third, "groceries").stub)
-      assert.match(third.text, /### Chores \[chores\] collapsed \(not mentioned for 3 turns\): 304 nodes, 0 changes since last look/)
-      // critical nodes are never hidden by decay
-      const stub = Bridge.sectionOf(third, "chores")!
-      assert.include(stub, "Disk almost full")
-      assert.isAtMost(TokenCounter.countO200k(stub.split("\n")[0]!), 60)
+        // chores was last referenced when it connected (turn 0): collapsed from turn 3 on
+        yield* bridge.inject("and the groceries for tomorrow?")
+        const third = yield* bridge.inject("groceries again")
+        assert.isTrue(reportOf(third, "chores").stub)
+        assert.isFalse(reportOf(third, "groceries").stub)
+        assert.match(
+          third.text,
+          /### Chores \[chores\] collapsed \(not mentioned for 3 turns\): 304 nodes, 0 changes since last look/
+        )
+        // critical nodes are never hidden by decay
+        const stub = Bridge.sectionOf(third, "chores")!
+        assert.include(stub, "Disk almost full")
+        assert.isAtMost(TokenCounter.countO200k(stub.split("\n")[0]!), 60)
 
-      // a reference expands it again, with what changed while it was collapsed
-      yield* bridge.invoke("chores", "/todos", "add", { title: "Fix the gate" })
-      const expanded = yield* eventually(bridge.inject("what chores are left?"), (plan) =>
-        (Bridge.sectionOf(plan, "chores") ?? "").includes("Since last look")
-      )
-      assert.isFalse(reportOf(expanded, "chores").stub)
-      assert.include(Bridge.sectionOf(expanded, "chores"), "Fix the gate")
-      assert.isAbove(reportOf(expanded, "chores").share, reportOf(expanded, "groceries").share)
-    }).pipe(Effect.scoped)
+        // a reference expands it again, with what changed while it was collapsed
+        yield* bridge.invoke("chores", "/todos", "add", { title: "Fix the gate" })
+        const expanded = yield* eventually(bridge.inject("what chores are left?"), (plan) =>
+          (Bridge.sectionOf(plan, "chores") ?? "").includes("Since last look")
+        )
+        assert.isFalse(reportOf(expanded, "chores").stub)
+        assert.include(Bridge.sectionOf(expanded, "chores"), "Fix the gate")
+        assert.isAbove(reportOf(expanded, "chores").share, reportOf(expanded, "groceries").share)
+      }).pipe(Effect.scoped)
   )
 
   it.live("heed-bridge inject prints the running bridge's answer for the hook's prompt, and nothing without one", () =>

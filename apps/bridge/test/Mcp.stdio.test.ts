@@ -53,7 +53,9 @@ describe("heed-bridge over stdio with the official MCP SDK client, real provider
           params: { title: "Ship the bridge" }
         })
         assert.deepStrictEqual(added, { text: "ok", isError: false })
-        const after = yield* eventually(call(client, "get_state", { app: "todo" }), (r) => r.text.includes("Ship the bridge"))
+        const after = yield* eventually(call(client, "get_state", { app: "todo" }), (r) =>
+          r.text.includes("Ship the bridge")
+        )
         assert.include(after.text, "Task 1")
         const sub = yield* call(client, "get_state", { app: "todo", path: "/alerts", depth: 1 })
         assert.include(sub.text, "[notification] disk")
@@ -102,7 +104,9 @@ describe("heed-bridge over stdio with the official MCP SDK client, real provider
         // a provider killed and started again is reconnected (fresh state: four items)
         yield* stop(todo, "SIGKILL")
         yield* startProvider(unixFixture, [...todoArgs.slice(0, 4), "--items", "4"])
-        const restarted = yield* eventually(call(client, "get_state", { app: "todo" }), (r) => r.text.includes("Task 4"))
+        const restarted = yield* eventually(call(client, "get_state", { app: "todo" }), (r) =>
+          r.text.includes("Task 4")
+        )
         assert.notInclude(restarted.text, "Ship the bridge")
 
         // a removed descriptor disconnects: the board stops and removes its file
@@ -168,7 +172,10 @@ describe("heed-bridge over stdio with the official MCP SDK client, real provider
       yield* eventually(read("slop://apps/board"), (text) => !text.includes("Write the README"))
       // a critical node appears: notified
       yield* call(client, "app_action", { app: "board", path: "/", action: "alarm" })
-      yield* eventually(Effect.sync(() => updates.length), (n) => n >= 2)
+      yield* eventually(
+        Effect.sync(() => updates.length),
+        (n) => n >= 2
+      )
       assert.deepStrictEqual([...updates].sort(), ["slop://apps", "slop://apps/board"])
       const board = yield* read("slop://apps/board")
       assert.match(board, /^### Kanban board \[board\] HOT/)

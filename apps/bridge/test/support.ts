@@ -95,7 +95,8 @@ export const eventually = <A>(check: Effect.Effect<A>, holds: (a: A) => boolean,
     for (;;) {
       const value = yield* check
       if (holds(value)) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`condition not met in ${limit} ms: ${JSON.stringify(value)}`))
+      if (Date.now() > deadline)
+        return yield* Effect.die(new Error(`condition not met in ${limit} ms: ${JSON.stringify(value)}`))
       yield* Effect.sleep("25 millis")
     }
   })

@@ -218,7 +218,8 @@ export const watch = (options: Options): Effect.Effect<Watcher, never, Scope.Sco
       for (const [id, entry] of previous) {
         if (next.providers.has(id)) continue
         const pid = next.dead.get(id)
-        const reason = pid !== undefined ? `its process ${pid} is not running` : `its descriptor ${entry.file} was removed`
+        const reason =
+          pid !== undefined ? `its process ${pid} is not running` : `its descriptor ${entry.file} was removed`
         yield* options.onChange({ _tag: "removed", id, reason })
       }
       for (const [id, entry] of next.providers) {

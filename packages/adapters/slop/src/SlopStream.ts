@@ -9,8 +9,8 @@
  */
 import { spawn } from "node:child_process"
 import * as net from "node:net"
-import { Message } from "@heed/state-tree"
 import type { Consumer } from "@heed/state-tree"
+import { Message } from "@heed/state-tree"
 import type * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -288,7 +288,10 @@ const run = (c: Client, dial: Dial) =>
       if (!opened && c.connections === 0) {
         yield* Deferred.fail(
           c.first,
-          new SlopStreamError({ target: c.target, message: `could not connect to ${c.name}: ${problem ?? "it closed"}` })
+          new SlopStreamError({
+            target: c.target,
+            message: `could not connect to ${c.name}: ${problem ?? "it closed"}`
+          })
         )
         return
       }

@@ -67,7 +67,11 @@ describe("ProviderWatch", () => {
       assert.strictEqual(updated._tag, "updated")
       fs.rmSync(join(dir, "early.json"))
       const removed = yield* Queue.take(changes)
-      assert.deepStrictEqual(removed, { _tag: "removed", id: "early", reason: `its descriptor ${join(dir, "early.json")} was removed` })
+      assert.deepStrictEqual(removed, {
+        _tag: "removed",
+        id: "early",
+        reason: `its descriptor ${join(dir, "early.json")} was removed`
+      })
       alive = false
       // no file event for a process that dies: the periodic rescan (or any event) finds it
       fs.writeFileSync(join(dir, "other.txt"), "poke")

@@ -96,7 +96,10 @@ describe("SlopStream.stdio against the fixture as a child process", () => {
       const consumer = yield* Consumer.make(client)
       const id = yield* consumer.subscribe({ depth: -1 })
       yield* consumer.invoke("/todos/t1", "toggle")
-      const tree = yield* eventually(consumer.tree(id), (tree) => Node.find(tree!, "/todos/t1")?.properties?.done === true)
+      const tree = yield* eventually(
+        consumer.tree(id),
+        (tree) => Node.find(tree!, "/todos/t1")?.properties?.done === true
+      )
       assert.strictEqual(Node.find(tree!, "/alerts/disk")?.meta?.urgency, "critical")
       yield* client.close
       assert.strictEqual(yield* client.state, "closed")
