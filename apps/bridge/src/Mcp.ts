@@ -112,7 +112,12 @@ const paramsOf = (args: Record<string, unknown>): Record<string, unknown> | unde
     : new Bridge.BridgeError({ code: "invalid_params", message: "params: must be an object" })
 }
 
-/** The affordances of a tree as lines `path action(params) [DANGEROUS]`, at most `limit`. */
+/**
+ * The affordances of a tree as lines `path action(params) [DANGEROUS]`, at most `limit` (then how many more).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const actionsOf = (tree: Node.Node, limit = 40): string => {
   const lines: Array<string> = []
   let total = 0
