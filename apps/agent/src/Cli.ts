@@ -68,7 +68,7 @@ export const runAgent = (config: Config.AgentConfig) =>
       Layer.mergeAll(
         runnerLayer(config).pipe(Layer.provide(lazyControl)),
         config.awareness === undefined ? Awareness.layerNone : Awareness.layerMcp(config.awareness),
-        TokenCounter.TokenCounter.layerO200k
+        TokenCounter.layerO200k
       )
     )
     const agent = yield* Agent.make(config).pipe(Effect.provideContext(services))

@@ -18,7 +18,8 @@ import { Gister, type GisterError } from "./Gister.ts"
 import { flattenEmbeddings } from "./internal/core.ts"
 import * as Refocus from "./internal/refocus.ts"
 import { LensScorer, type LensScorerError } from "./LensScorer.ts"
-import { LodTree, type LodTreeError, type TokenEmbeddings } from "./LodTree.ts"
+import type { LodTree, LodTreeError, TokenEmbeddings } from "./LodTree.ts"
+import * as LodTrees from "./LodTree.ts"
 import * as WorkingContext from "./WorkingContext.ts"
 
 /**
@@ -207,7 +208,13 @@ export interface FocusShape {
   readonly events: Effect.Effect<ReadonlyArray<FocusEvent>>
 }
 
-const metrics = {
+/**
+ * The loop's Effect metrics: gauges `swap_rate`, `utilization`, `residency_mean`, `residency_p95`, `budget_compliance`, `focus_coherence` (named as the upstream telemetry; updated at each refocus) and counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`, `focus_budget_violations_total`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const metrics = {
   swapRate: Metric.gauge("swap_rate", { description: "Edits per working-context entry at the last refocus" }),
   utilization: Metric.gauge("utilization", { description: "Working-context entries / budget" }),
   residencyMean: Metric.gauge("residency_mean", { description: "Mean entry age" }),
@@ -402,7 +409,7 @@ const appendChunk = (
   count: number
 ) =>
   Effect.gen(function* () {
-    yield* LodTree.append(tree, chunk)
+    yield* LodTrees.append(tree, chunk)
     const before = yield* Ref.get(state)
     const wc = WorkingContext.append(before.wc, count)
     const ages = new Float64Array(wc.entries.length)
@@ -417,12 +424,18 @@ const appendChunk = (
     yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
   })
 
-const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
+/**
+ * Builds a loop over an empty history, using the {@link LensScorer} and {@link Gister} in context.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
   Effect.gen(function* () {
     const opts = yield* resolveOptions(options)
     const scorer = yield* LensScorer
     const gister = yield* Gister
-    const tree = yield* LodTree.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
+    const tree = yield* LodTrees.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
       Effect.mapError((error) => new FocusConfigError({ message: error.message }))
     )
     const state = yield* Ref.make<State>(initialState(opts))
@@ -491,8 +504,8 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
  * import { Focus, Gister, LensScorer } from "@heed/allocator"
  * import { Effect, Layer } from "effect"
  *
- * const FocusLive = Focus.Focus.layer({ dim: 64, budget: 2048 }).pipe(
- *   Layer.provide(Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool))
+ * const FocusLive = Focus.layer({ dim: 64, budget: 2048 }).pipe(
+ *   Layer.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool))
  * )
  * const program = Effect.gen(function*() {
  *   const focus = yield* Focus.Focus
@@ -504,17 +517,13 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
  * @category services
  * @since 0.1.0
  */
-export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator/Focus") {
-  /** Builds a loop over an empty history, using the {@link LensScorer} and {@link Gister} in context. */
-  static readonly make = make
-  /** A layer for the given options. */
-  static readonly layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
-    Layer.effect(Focus, make(options))
-  /**
-   * The loop's Effect metrics: gauges `swap_rate`, `utilization`, `residency_mean`, `residency_p95`,
-   * `budget_compliance`, `focus_coherence` (named as the upstream telemetry; updated at each refocus) and
-   * counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`,
-   * `focus_budget_violations_total`.
-   */
-  static readonly metrics = metrics
-}
+export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator/Focus") {}
+
+/**
+ * A layer for the given options.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
+  Layer.effect(Focus, make(options))
