@@ -9,16 +9,20 @@ import { root } from "./workspace.ts"
 /** Members of a service tag or schema that are reached through its doubled name on purpose. */
 const ALLOWED = new Set(["of", "fields", "Type", "Encoded"])
 
-/** Effect's own modules whose doubled name is a type namespace (`Schema.Schema.Type`). */
-const EXTERNAL = new Set(["Schema"])
+/** Effect's `Schema.Schema.Type` (a type namespace), and the docs' placeholder `Module.Module.member`. */
+const EXTERNAL = new Set(["Schema", "Module"])
 
 const DOUBLED = /\b([A-Z][A-Za-z0-9]*)\.\1\.([A-Za-z_][A-Za-z0-9_]*)/g
 
 /** Sources, tests, benches, scripts, docs and READMEs; changesets are history and keep the names of their day. */
-const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "*.ts", "*.tsx", "*.js", "*.html", "*.md"], {
-  cwd: root,
-  encoding: "utf8"
-})
+const files = execFileSync(
+  "git",
+  ["ls-files", "-co", "--exclude-standard", "*.ts", "*.tsx", "*.js", "*.html", "*.md"],
+  {
+    cwd: root,
+    encoding: "utf8"
+  }
+)
   .split("\n")
   .filter((file) => file !== "" && !file.startsWith(".changeset/") && file !== "scripts/check-names.ts")
 

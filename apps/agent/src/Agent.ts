@@ -57,6 +57,9 @@ export interface AgentShape {
 
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
+// Seconds for people and models: a tenth is precise enough, and `0.026251602000002094` reads as noise.
+const tenths = (seconds: number): number => Math.round(seconds * 10) / 10
+
 const view = (
   config: AgentConfig["attention"],
   target: string,
@@ -67,10 +70,13 @@ const view = (
   band: state.band,
   manual_ttl_s: Option.match(state.manualUntil, {
     onNone: () => null,
-    onSome: (until) => (Number.isFinite(until) ? Math.max(0, until - now) : Number.MAX_SAFE_INTEGER)
+    onSome: (until) => (Number.isFinite(until) ? tenths(Math.max(0, until - now)) : Number.MAX_SAFE_INTEGER)
   }),
   pinned: state.pinned,
-  last_poll_ago_s: Option.match(state.lastPollAt, { onNone: () => null, onSome: (at) => Math.max(0, now - at) }),
+  last_poll_ago_s: Option.match(state.lastPollAt, {
+    onNone: () => null,
+    onSome: (at) => tenths(Math.max(0, now - at))
+  }),
   interval_s: AttentionConfig.intervalOf(config, state.band)
 })
 
