@@ -18,8 +18,8 @@ import { Gister, type GisterError } from "./Gister.ts"
 import { flattenEmbeddings } from "./internal/core.ts"
 import * as Refocus from "./internal/refocus.ts"
 import { LensScorer, type LensScorerError } from "./LensScorer.ts"
-import type { LodTree, LodTreeError, TokenEmbeddings } from "./LodTree.ts"
-import * as LodTrees from "./LodTree.ts"
+import type { LodTreeError, TokenEmbeddings } from "./LodTree.ts"
+import * as LodTree from "./LodTree.ts"
 import * as WorkingContext from "./WorkingContext.ts"
 
 /**
@@ -192,7 +192,7 @@ export interface FocusShape {
   /** The options in force, defaults applied. */
   readonly options: ResolvedFocusOptions
   /** The LOD tree (read it; do not append to it directly). */
-  readonly tree: LodTree
+  readonly tree: LodTree.LodTree
   /**
    * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token), refocusing at every
    * `refocusEvery` boundary.
@@ -336,7 +336,8 @@ const checkBudget = (budget: number, totals: FocusTotals, wc: WorkingContext.Wor
 
 /** Scores every entry of a working context with the scorer, from the tree's entries and its recent tail. */
 const scoreWith =
-  (opts: ResolvedFocusOptions, tree: LodTree, scorer: LensScorer["Service"]) => (wc: WorkingContext.WorkingContext) =>
+  (opts: ResolvedFocusOptions, tree: LodTree.LodTree, scorer: LensScorer["Service"]) =>
+  (wc: WorkingContext.WorkingContext) =>
     Effect.gen(function* () {
       const entries = yield* tree.gather(wc.entries)
       const n = wc.entries.length
@@ -403,13 +404,13 @@ const refocusOnce = <E>(opts: ResolvedFocusOptions, score: Refocus.Score<E>, sta
 /** Appends `count` tokens to the tree and the working context; every entry ages by `count`. */
 const appendChunk = (
   opts: ResolvedFocusOptions,
-  tree: LodTree,
+  tree: LodTree.LodTree,
   state: Ref.Ref<State>,
   chunk: Float32Array,
   count: number
 ) =>
   Effect.gen(function* () {
-    yield* LodTrees.append(tree, chunk)
+    yield* LodTree.append(tree, chunk)
     const before = yield* Ref.get(state)
     const wc = WorkingContext.append(before.wc, count)
     const ages = new Float64Array(wc.entries.length)
@@ -435,7 +436,7 @@ export const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConf
     const opts = yield* resolveOptions(options)
     const scorer = yield* LensScorer
     const gister = yield* Gister
-    const tree = yield* LodTrees.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
+    const tree = yield* LodTree.make({ blockSize: opts.blockSize, maxLevel: opts.maxLevel, dim: opts.dim }).pipe(
       Effect.mapError((error) => new FocusConfigError({ message: error.message }))
     )
     const state = yield* Ref.make<State>(initialState(opts))
