@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import type { Node } from "@heed/state-tree"
 import { Consumer } from "@heed/state-tree"
 import * as McpSchema from "effect/ai/McpSchema"
@@ -52,12 +53,12 @@ export const makeHooks = (): Hooks => ({ salient: () => Effect.void, changed: ()
 export const serverName = "heed-bridge"
 
 /**
- * The server version reported in `initialize`.
+ * The server version reported in `initialize` (and by `--version`): the app's package.json version.
  *
  * @category constants
  * @since 0.1.0
  */
-export const serverVersion = "0.1.0"
+export const serverVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
 /**
  * The server's instructions to the agent.

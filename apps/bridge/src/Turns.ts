@@ -65,7 +65,7 @@ export const make = (
   turn: 0,
   budget: options.budget ?? Budget.defaultBudget,
   decayTurns: options.decayTurns ?? 3,
-  tracker: Tracker.make(AttentionConfig.AttentionConfig.defaults),
+  tracker: Tracker.make(AttentionConfig.defaults),
   apps: new Map()
 })
 
