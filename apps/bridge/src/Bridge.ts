@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as fs from "node:fs"
 import type { Band } from "@heed/attention-bands"
 import type { Discovery } from "@heed/http"
 import { SlopClient } from "@heed/http"
@@ -132,6 +133,8 @@ interface App {
   readonly id: string
   name: string
   descriptor: Discovery.Descriptor
+  /** whether a `stdio` descriptor may be run: it came from a file this user owns that others cannot write */
+  trusted: boolean
   status: AppInfo["status"]
   scope: Scope.Closeable | undefined
   consumer: Consumer.Consumer | undefined
@@ -219,6 +222,16 @@ export const resolveProvider = (url: string): Effect.Effect<Discovery.Descriptor
     })
   })
 
+/** Whether a file belongs to this user and no one else may write it (a stdio descriptor names a command to run). */
+const ownedBySelf = (file: string): boolean => {
+  try {
+    const stat = fs.statSync(file)
+    return stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0
+  } catch {
+    return false
+  }
+}
+
 const isSalient = (node: Node.Node, min: number): boolean =>
   node.meta?.urgency === "high" || node.meta?.urgency === "critical" || (node.meta?.salience ?? 0) >= min
 
@@ -280,6 +293,11 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
             Effect.mapError((error) => error.message)
           )
         case "stdio":
+          if (!app.trusted) {
+            return Effect.fail(
+              "a stdio descriptor is only run from a file you own that others cannot write (not from a shared folder such as /tmp)"
+            )
+          }
           return SlopStream.stdio({ command: t.command, name: app.id, reconnect }).pipe(
             Effect.map((client) => ({ transport: client as Consumer.Transport, state: client.state })),
             Effect.mapError((error) => error.message)
@@ -385,10 +403,11 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
       )
     )
 
-    const add = (descriptor: Discovery.Descriptor) =>
+    const add = (descriptor: Discovery.Descriptor, trusted: boolean) =>
       Effect.gen(function* () {
         const existing = apps.get(descriptor.id)
         if (existing !== undefined) {
+          existing.trusted = trusted
           const moved = JSON.stringify(existing.descriptor.transport) !== JSON.stringify(descriptor.transport)
           existing.descriptor = descriptor
           existing.name = descriptor.name
@@ -402,6 +421,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
           id: descriptor.id,
           name: descriptor.name,
           descriptor,
+          trusted,
           status: "available",
           scope: undefined,
           consumer: undefined,
@@ -430,7 +450,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
 
     for (const url of options.providers ?? []) {
       const resolved = yield* Effect.result(resolveProvider(url))
-      if (resolved._tag === "Success") yield* add(resolved.success)
+      if (resolved._tag === "Success") yield* add(resolved.success, false)
       else yield* Effect.logWarning(`heed-bridge: ${resolved.failure.message}`)
     }
 
@@ -438,8 +458,29 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
       folders: options.folders,
       rescanInterval: options.rescanInterval,
       onChange: (change) =>
-        change._tag === "removed" ? remove(change.id, change.reason) : add(change.entry.descriptor)
+        change._tag === "removed"
+          ? remove(change.id, change.reason)
+          : add(change.entry.descriptor, ownedBySelf(change.entry.file))
     }).pipe(Scope.provide(bridgeScope))
+
+    // a provider that could not be reached is tried again at every rescan interval
+    if (autoConnect) {
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.sleep(Duration.fromInputUnsafe(options.rescanInterval ?? 15_000)).pipe(
+            Effect.andThen(
+              Effect.suspend(() =>
+                Effect.forEach(
+                  [...apps.values()].filter((app) => app.status === "failed" && app.consumer === undefined),
+                  (app) => Effect.ignore(connectApp(app)),
+                  { discard: true }
+                )
+              )
+            )
+          )
+        )
+      )
+    }
 
     const statusOf = (app: App): Effect.Effect<AppInfo["status"]> =>
       app.transportState === undefined

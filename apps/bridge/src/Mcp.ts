@@ -58,7 +58,9 @@ export const serverName = "heed-bridge"
  * @category constants
  * @since 0.1.0
  */
-export const serverVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+export const serverVersion: string = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.url), "utf8")
+).version
 
 /**
  * The server's instructions to the agent.

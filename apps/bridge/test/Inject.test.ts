@@ -8,6 +8,15 @@ import * as Bridge from "../src/Bridge.ts"
 import * as InjectSocket from "../src/InjectSocket.ts"
 import { appDir, eventually, startProvider, tempDir, unixFixture } from "./support.ts"
 
+const stdioDescriptor = (id: string) =>
+  JSON.stringify({
+    id,
+    name: `Stdio ${id}`,
+    slop_version: "0.1",
+    transport: { type: "stdio", command: [process.execPath, unixFixture, "--stdio", "--id", id] },
+    capabilities: ["state"]
+  })
+
 /** Runs `heed-bridge inject` as a process with `input` on stdin; resolves its stdout and exit code. */
 const runInject = (args: ReadonlyArray<string>, input: string) =>
   Effect.callback<{ stdout: string; code: number | null }>((resume) => {
@@ -109,6 +118,23 @@ describe("inject: turns, references and decay through a bridge connected to real
       // a second bridge does not take the socket over
       const second = yield* InjectSocket.serve(socket, () => Effect.succeed("other"))
       assert.isFalse(second)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a stdio descriptor runs its command only from a file the user owns that others cannot write", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("heed-bridge-stdio-")
+      fs.writeFileSync(join(dir, "mine.json"), stdioDescriptor("mine"), { mode: 0o644 })
+      fs.writeFileSync(join(dir, "shared.json"), stdioDescriptor("shared"))
+      fs.chmodSync(join(dir, "shared.json"), 0o666)
+      const bridge = yield* Bridge.make({ folders: [dir] })
+      const apps = yield* eventually(bridge.list, (list) =>
+        list.some((app) => app.id === "mine" && app.status === "connected")
+      )
+      const shared = apps.find((app) => app.id === "shared")!
+      assert.strictEqual(shared.status, "failed")
+      assert.include(shared.problem, "only run from a file you own")
+      assert.include(yield* bridge.state("mine", { path: "/alerts" }), "Disk almost full")
     }).pipe(Effect.scoped)
   )
 })
