@@ -99,7 +99,6 @@ if (process.env.HEED_BENCH_BRIDGE_TURNS_OUT) {
 
 const appDir = fileURLToPath(new URL("../", import.meta.url))
 const dir = fs.mkdtempSync(join(tmpdir(), "heed-bench-bridge-"))
-const socket = join(dir, "bridge.sock")
 
 const serveApp = (app: Scenario.App) =>
   Effect.gen(function* () {
@@ -132,49 +131,61 @@ const rssOf = (pid: number): number => {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-const live = Effect.gen(function* () {
-  const providers = yield* Effect.forEach(Scenario.appsAt(0), serveApp)
-  const child = spawn(process.execPath, ["--conditions=@heed/source", "src/main.ts", "serve", "--socket", socket], {
-    cwd: appDir,
-    env: { ...process.env, HEED_SLOP_PROVIDER_DIRS: dir },
-    stdio: ["pipe", "ignore", "ignore"]
-  })
-  yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGTERM")))
-  // ready when every app is in the injected view with its whole tree counted
-  for (let attempt = 0; ; attempt++) {
-    const text = yield* Effect.promise(() => InjectSocket.ask(socket, "", 5000))
-    if (["Sprint board", "Mail", "CI", "Team chat", "Project files"].every((name) => text.includes(`### ${name} [`)))
-      break
-    if (attempt > 600) return yield* Effect.die(new Error("the bridge did not connect to the five apps in 60 s"))
-    yield* Effect.sleep("100 millis")
-  }
-  const latencies: Array<number> = []
-  let overBudget = 0
-  for (let i = 0; i < script.length; i++) {
-    const { prompt, apps } = script[i]!
-    for (let a = 0; a < apps.length; a++) {
-      if (i === 0 || apps[a]!.tree !== script[i - 1]!.apps[a]!.tree) yield* providers[a]!.setTree(apps[a]!.tree)
+const live = (optimizeForSize: boolean) =>
+  Effect.gen(function* () {
+    const socket = join(dir, optimizeForSize ? "bridge-small.sock" : "bridge.sock")
+    const providers = yield* Effect.forEach(Scenario.appsAt(0), serveApp)
+    const child = spawn(process.execPath, ["--conditions=@heed/source", "src/main.ts", "serve", "--socket", socket], {
+      cwd: appDir,
+      env: { ...process.env, HEED_SLOP_PROVIDER_DIRS: dir, HEED_OPTIMIZE_FOR_SIZE: optimizeForSize ? "1" : "0" },
+      stdio: ["pipe", "ignore", "ignore"]
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.callback<void>((resume) => {
+        if (child.exitCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGTERM")
+      })
+    )
+    // ready when every app is in the injected view with its whole tree counted
+    for (let attempt = 0; ; attempt++) {
+      const text = yield* Effect.promise(() => InjectSocket.ask(socket, "", 5000))
+      if (["Sprint board", "Mail", "CI", "Team chat", "Project files"].every((name) => text.includes(`### ${name} [`)))
+        break
+      if (attempt > 600) return yield* Effect.die(new Error("the bridge did not connect to the five apps in 60 s"))
+      yield* Effect.sleep("100 millis")
     }
-    const started = performance.now()
-    const text = yield* Effect.promise(() => InjectSocket.ask(socket, prompt))
-    latencies.push(performance.now() - started)
-    if (TokenCounter.countO200k(text.trimEnd()) > BUDGET) overBudget++
-  }
-  for (let i = 0; i < EXTRA_ASKS; i++) {
-    const started = performance.now()
-    yield* Effect.promise(() => InjectSocket.ask(socket, "anything new?"))
-    latencies.push(performance.now() - started)
-  }
-  const rss = rssOf(child.pid!)
-  Bench.record("bridge", [
-    {
-      name: "inject over the socket (bridge process, 5 WebSocket apps)",
-      figures: { ...stats(latencies), over_budget: overBudget }
-    },
-    { name: "bridge process RSS after the run (MB)", figures: { rss_mb: Math.round(rss) } }
-  ])
-})
+    const latencies: Array<number> = []
+    let overBudget = 0
+    for (let i = 0; i < script.length; i++) {
+      const { prompt, apps } = script[i]!
+      for (let a = 0; a < apps.length; a++) {
+        if (i === 0 || apps[a]!.tree !== script[i - 1]!.apps[a]!.tree) yield* providers[a]!.setTree(apps[a]!.tree)
+      }
+      const started = performance.now()
+      const text = yield* Effect.promise(() => InjectSocket.ask(socket, prompt))
+      latencies.push(performance.now() - started)
+      if (TokenCounter.countO200k(text.trimEnd()) > BUDGET) overBudget++
+    }
+    for (let i = 0; i < EXTRA_ASKS; i++) {
+      const started = performance.now()
+      yield* Effect.promise(() => InjectSocket.ask(socket, "anything new?"))
+      latencies.push(performance.now() - started)
+    }
+    const rss = rssOf(child.pid!)
+    const mode = optimizeForSize ? ", HEED_OPTIMIZE_FOR_SIZE=1" : ""
+    Bench.record("bridge", [
+      {
+        name: `inject over the socket (bridge process, 5 WebSocket apps${mode})`,
+        figures: { ...stats(latencies), over_budget: overBudget }
+      },
+      { name: `bridge process RSS after the run (MB${mode})`, figures: { rss_mb: Math.round(rss) } }
+    ])
+  })
 
-await Effect.runPromise(live.pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+for (const optimizeForSize of [false, true]) {
+  for (const file of fs.readdirSync(dir)) if (file.endsWith(".json")) fs.rmSync(join(dir, file))
+  await Effect.runPromise(live(optimizeForSize).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+}
 fs.rmSync(dir, { recursive: true, force: true })
 process.exit(0)

@@ -1,18 +1,13 @@
 /**
- * `heed-bridge`'s entry point. SIGINT and SIGTERM end the bridge: connections close, spawned providers are ended,
- * the inject socket is removed, and the process exits 0.
+ * `heed-bridge`'s entry point (`bin/heed-bridge`, or `node --conditions=@heed/source src/main.ts` in the repository).
+ * With `HEED_OPTIMIZE_FOR_SIZE=1` it first turns on V8's `--optimize-for-size` (a smaller resident set for some CPU,
+ * as the awareness server offers); the flag must be set before the program's modules load, hence the dynamic import.
  *
  * @since 0.1.0
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Runtime from "effect/Runtime"
-import * as Cli from "./Cli.ts"
+import { setFlagsFromString } from "node:v8"
 
-NodeRuntime.runMain(Cli.run.pipe(Effect.provide(NodeServices.layer)), {
-  teardown: (exit, onExit) =>
-    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-})
+const optIn = process.env.HEED_OPTIMIZE_FOR_SIZE
+if (optIn === "1" || optIn === "true") setFlagsFromString("--optimize-for-size")
+
+await import("./Program.ts")
