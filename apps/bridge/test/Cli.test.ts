@@ -4,12 +4,12 @@ import * as Cli from "../src/Cli.ts"
 import * as InjectSocket from "../src/InjectSocket.ts"
 
 const flags = {
-  http: Option.none(),
+  http: Option.none<number>(),
   host: "127.0.0.1",
   budget: 1500,
   tools: "fixed" as const,
-  provider: [],
-  socket: Option.none(),
+  provider: [] as ReadonlyArray<string>,
+  socket: Option.none<string>(),
   decayTurns: 3,
   notifySalience: 0.8,
   connect: "auto" as const,
@@ -20,7 +20,7 @@ const flags = {
 describe("the command line", () => {
   it.effect("out-of-range flags are a CliError naming the flag", () =>
     Effect.gen(function* () {
-      const cases: ReadonlyArray<[Partial<typeof flags> & Record<string, unknown>, string]> = [
+      const cases: ReadonlyArray<[Partial<typeof flags>, string]> = [
         [{ budget: 50 }, "budget"],
         [{ decayTurns: 0 }, "decay-turns"],
         [{ notifySalience: 1.5 }, "notify-salience"],
@@ -29,7 +29,7 @@ describe("the command line", () => {
         [{ http: Option.some(70000) }, "http"]
       ]
       for (const [override, field] of cases) {
-        const error = yield* Effect.flip(Cli.check({ ...flags, ...override } as typeof flags))
+        const error = yield* Effect.flip(Cli.check({ ...flags, ...override }))
         assert.strictEqual(error._tag, "CliError")
         assert.strictEqual(error.field, field)
         assert.include(error.message, `--${field}:`)
