@@ -90,6 +90,45 @@ Bench.record("bridge", [
   },
   { name: "plan one turn in process (Turns.inject)", figures: planStats }
 ])
+// The issue's size: five apps of 10,000 nodes each, one leaf changing in each app before every turn (the rest of
+// each tree shared with the previous one, as a consumer's mirror shares what a patch does not touch).
+const group = (app: number, g: number, value: number): Node.Node => ({
+  id: `g${g}`,
+  type: "collection",
+  properties: { label: `Group ${g} of app ${app}` },
+  children: Array.from({ length: 99 }, (_, i) => ({
+    id: `n${i}`,
+    type: "item",
+    properties: { label: `Item ${g}.${i}`, value: i === 0 ? value : 0 },
+    meta: { salience: ((g * 7 + i) % 10) / 10 }
+  }))
+})
+let big = Array.from({ length: 5 }, (_, a) => ({
+  id: `app${a}`,
+  name: `App ${a}`,
+  tree: {
+    id: "root",
+    type: "root",
+    properties: { label: `App ${a}` },
+    children: Array.from({ length: 100 }, (_, g) => group(a, g, 0))
+  } as Node.Node
+}))
+const bigTurns = Turns.make({ budget: BUDGET })
+const bigMs: Array<number> = []
+for (let turn = 1; turn <= 40; turn++) {
+  big = big.map((app, a) => {
+    const children = [...app.tree.children!]
+    children[turn % 100] = group(a, turn % 100, turn)
+    return { ...app, tree: { ...app.tree, children } }
+  })
+  const started = performance.now()
+  Turns.inject(bigTurns, big, turn % 4 === 0 ? "what about App 2?" : "carry on", turn * 60)
+  if (turn > 1) bigMs.push(performance.now() - started)
+}
+Bench.record("bridge", [
+  { name: "plan one turn in process, 5 apps of 10,000 nodes, one change in each", figures: stats(bigMs) }
+])
+
 if (process.env.HEED_BENCH_BRIDGE_TURNS_OUT) {
   fs.writeFileSync(process.env.HEED_BENCH_BRIDGE_TURNS_OUT, JSON.stringify(perTurn))
 }
