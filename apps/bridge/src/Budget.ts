@@ -122,6 +122,65 @@ const count = TokenCounter.countO200k
 const isUrgent = (node: Node.Node): boolean => node.meta?.urgency === "high" || node.meta?.urgency === "critical"
 
 /**
+ * What the planner needs to know about a subtree without walking it again: its node count, whether an urgent node
+ * (`high`, `critical`) is in it, and the labels of its salient nodes (at most 50). Kept per subtree object, so a new
+ * tree that shares most subtrees with the last one (a consumer's mirror after a patch) costs only its changed
+ * path.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Summary {
+  readonly count: number
+  readonly urgent: boolean
+  readonly salientLabels: ReadonlyArray<string>
+}
+
+const summaries = new WeakMap<Node.Node, Summary>()
+
+const labelOf = (node: Node.Node): string | undefined => {
+  const value = node.properties?.label ?? node.properties?.title
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * The {@link Summary} of a subtree (memoised per subtree object). Salient means focused, urgent or salience of at
+ * least 0.9.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const summaryOf = (node: Node.Node): Summary => {
+  const cached = summaries.get(node)
+  if (cached !== undefined) return cached
+  let count = 1
+  let urgent = isUrgent(node)
+  let labels: Array<string> | undefined
+  const meta = node.meta
+  if (meta?.focus === true || urgent || (meta?.salience ?? 0) >= 0.9) {
+    const label = labelOf(node)
+    if (label !== undefined) labels = [label]
+  }
+  const children = node.children
+  if (children) {
+    for (let i = 0; i < children.length; i++) {
+      const child = summaryOf(children[i]!)
+      count += child.count
+      if (child.urgent) urgent = true
+      if (child.salientLabels.length > 0 && (labels === undefined || labels.length < 50)) {
+        labels ??= []
+        for (const label of child.salientLabels) if (labels.length < 50) labels.push(label)
+      }
+    }
+  }
+  const summary: Summary = { count, urgent, salientLabels: labels ?? noLabels }
+  summaries.set(node, summary)
+  return summary
+}
+
+const noLabels: ReadonlyArray<string> = []
+
+/**
  * Every urgent node of a tree (optionally only `critical` ones) with its path, in tree order.
  *
  * @category getters
@@ -134,6 +193,7 @@ export const urgentNodes = (
   const out: Array<{ path: string; node: Node.Node }> = []
   const ids: Array<string> = []
   const walk = (node: Node.Node, root: boolean): void => {
+    if (!summaryOf(node).urgent) return
     if (!root) ids.push(node.id)
     const urgency = node.meta?.urgency
     if (!root && (urgency === "critical" || (!onlyCritical && urgency === "high"))) {
@@ -226,20 +286,12 @@ interface Section {
 }
 
 /** The per-app caches: a tree's node count and its urgent-pinned copy, kept while the tree is the same object. */
-const totals = new WeakMap<Node.Node, number>()
 const urgents = new WeakMap<
   Node.Node,
   ReadonlyArray<{ readonly path: string; readonly line: string; readonly cost: number }>
 >()
 
-const totalOf = (tree: Node.Node): number => {
-  let total = totals.get(tree)
-  if (total === undefined) {
-    total = Node.count(tree)
-    totals.set(tree, total)
-  }
-  return total
-}
+const totalOf = (tree: Node.Node): number => summaryOf(tree).count
 
 /** The urgent nodes of a tree as lines with their paths and token costs, most urgent first. */
 const urgentOf = (tree: Node.Node) => {

@@ -130,32 +130,33 @@ export const bandOf = (turns: Turns, id: string): Band.Band => {
   return state._tag === "Some" ? state.value.band : "IDLE"
 }
 
-const isSalient = (node: Node.Node): boolean =>
-  node.meta?.urgency === "high" || node.meta?.urgency === "critical" || (node.meta?.salience ?? 0) >= 0.9
-
 /** The labels that make a prompt refer to an app: its id and name, its top-level labels, its salient nodes' labels. */
 const effortsOf = (live: Live): ReadonlyArray<References.PreparedEffort> => {
   const names = new Set<string>([live.id, live.name])
   const tree = live.tree
+  const add = (value: unknown) => {
+    if (typeof value === "string" && value.length >= 3 && value.length <= 60) names.add(value)
+  }
   if (tree !== undefined) {
-    const label = (node: Node.Node) => {
-      const value = node.properties?.label ?? node.properties?.title
-      if (typeof value === "string" && value.length >= 3 && value.length <= 60) names.add(value)
-    }
+    const label = (node: Node.Node) => add(node.properties?.label ?? node.properties?.title)
     label(tree)
     for (const child of tree.children ?? []) label(child)
-    let salient = 0
-    const walk = (node: Node.Node) => {
-      if (salient >= 50) return
-      if (node.meta?.focus === true || isSalient(node)) {
-        label(node)
-        salient++
-      }
-      for (const child of node.children ?? []) walk(child)
-    }
-    walk(tree)
+    for (const salient of Budget.summaryOf(tree).salientLabels) add(salient)
   }
-  return [...names].map((name) => References.prepareEffort(name, []))
+  return [...names].map(prepared)
+}
+
+/** Prepared reference labels, by label: most labels stay the same from one tree to the next. */
+const preparedLabels = new Map<string, References.PreparedEffort>()
+
+const prepared = (label: string): References.PreparedEffort => {
+  let effort = preparedLabels.get(label)
+  if (effort === undefined) {
+    if (preparedLabels.size >= 10_000) preparedLabels.clear()
+    effort = References.prepareEffort(label, [])
+    preparedLabels.set(label, effort)
+  }
+  return effort
 }
 
 /**
