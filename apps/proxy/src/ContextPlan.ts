@@ -109,7 +109,7 @@ export const makeEngine = (count: Efforts.Count, capacity = 20_000): Engine => {
     info: (id, unit, text, tokens) => {
       let info = infos.get(id) ?? previous.get(id)
       if (info === undefined) {
-        const gistText = Efforts.gist(text, cached)
+        const gistText = Efforts.gist(text, cached, unit.kind)
         const replacement = Efforts.collapsedText(id, tokens, gistText)
         info = {
           replacement,

@@ -19,8 +19,11 @@ import type { Unit } from "./Transcript.ts"
 export type Count = (text: string) => number
 
 /**
- * A token counter that remembers the counts of the texts it saw (bounded; the oldest half is dropped when full).
- * Clients resend their whole history on every request, so nearly every text is counted once.
+ * A token counter that remembers the counts of the texts it saw (bounded; the older half is dropped when full).
+ * Clients resend their whole history on every request, so nearly every text is counted once. Long texts are
+ * keyed by their length and a hash of their first and last 256 characters, so a lookup does not hash the whole
+ * text (two texts alike in all of those but different inside would share a count: a counting error, never a
+ * change to what is sent).
  *
  * @category constructors
  * @since 0.1.0
@@ -29,22 +32,25 @@ export const cachedCount = (count: Count, capacity = 50_000): Count => {
   let cache = new Map<string, number>()
   let previous = new Map<string, number>()
   return (text) => {
-    if (text.length < 64) return count(text)
-    let hit = cache.get(text)
+    const key = text.length <= 1024 ? text : sampleKey(text)
+    let hit = cache.get(key)
     if (hit !== undefined) return hit
-    hit = previous.get(text) ?? count(text)
+    hit = previous.get(key) ?? count(text)
     if (cache.size >= capacity / 2) {
       previous = cache
       cache = new Map()
     }
-    cache.set(text, hit)
+    cache.set(key, hit)
     return hit
   }
 }
 
-const fnv = (text: string, seed: number): number => {
+const sampleKey = (text: string): string =>
+  `${text.length}:${fnv(text, 2166136261, 0, SAMPLE).toString(36)}:${fnv(text, 16777619, text.length - SAMPLE, text.length).toString(36)}`
+
+const fnv = (text: string, seed: number, from = 0, to = text.length): number => {
   let hash = seed >>> 0
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     hash ^= text.charCodeAt(i)
     hash = Math.imul(hash, 16777619) >>> 0
   }
@@ -82,22 +88,31 @@ export const textOf = (unit: Unit): string => (unit.texts.length === 1 ? unit.te
  */
 export const GIST_MAX_TOKENS = 80
 
+const clip = (line: string, max: number) => (line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`)
+
 /**
- * An extractive gist of a text, at most {@link GIST_MAX_TOKENS} tokens: `@heed/decay`'s extractive summary of its
- * sentences (lines and sentences scored by content-word frequency, kept in order), shortened until it fits.
- * Deterministic: the same text always gives the same gist, so a collapsed prefix stays cacheable.
+ * An extractive gist of a text, at most {@link GIST_MAX_TOKENS} tokens. A tool result's gist is its first and
+ * last non-empty lines (where tools put the path, the command and the totals); prose gets `@heed/decay`'s
+ * extractive summary (sentences scored by content-word frequency, kept in order). Either is shortened until it
+ * fits. Deterministic: the same text always gives the same gist, so a collapsed prefix stays cacheable.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const gist = (text: string, count: Count): string => {
-  // Long inputs: the summary only needs a sample of the sentences (head and tail keep paths, errors and totals).
-  const sample = text.length > 24_000 ? `${text.slice(0, 16_000)}\n${text.slice(-8_000)}` : text
-  let maxChars = 320
-  let summary = Summarizer.extractiveSummary([{ role: "assistant", content: sample, ts: "" }], maxChars)
-  while (summary.length > 0 && count(summary) > GIST_MAX_TOKENS && maxChars > 40) {
-    maxChars = Math.floor(maxChars * 0.75)
+export const gist = (text: string, count: Count, kind: Unit["kind"] = "text"): string => {
+  let summary: string
+  const lines = kind === "tool_result" ? text.split("\n").filter((line) => line.trim().length > 0) : []
+  if (lines.length >= 2) {
+    summary = `${clip(lines[0]!.trim(), 160)} … ${clip(lines[lines.length - 1]!.trim(), 160)}`
+  } else {
+    // Long inputs: the summary only needs a sample of the sentences (head and tail keep paths, errors, totals).
+    const sample = text.length > 24_000 ? `${text.slice(0, 16_000)}\n${text.slice(-8_000)}` : text
+    let maxChars = 320
     summary = Summarizer.extractiveSummary([{ role: "assistant", content: sample, ts: "" }], maxChars)
+    while (summary.length > 0 && count(summary) > GIST_MAX_TOKENS && maxChars > 40) {
+      maxChars = Math.floor(maxChars * 0.75)
+      summary = Summarizer.extractiveSummary([{ role: "assistant", content: sample, ts: "" }], maxChars)
+    }
   }
   while (summary.length > 0 && count(summary) > GIST_MAX_TOKENS) summary = summary.slice(0, -8)
   return summary
@@ -110,7 +125,7 @@ export const gist = (text: string, count: Count): string => {
  * @since 0.1.0
  */
 export const collapsedText = (id: string, tokens: number, gistText: string): string =>
-  `[heed: ${tokens} tokens collapsed; call heed_expand("${id}") to restore them]${gistText.length > 0 ? ` ${gistText}` : ""}`
+  `[heed: ${tokens} tokens collapsed, heed_expand("${id}") restores them]${gistText.length > 0 ? ` ${gistText}` : ""}`
 
 const IDENTIFIER = /[A-Za-z_][\w$]*(?:[./:-][\w$]+)+|[a-z]+[A-Z][\w$]*|[A-Za-z]+_[\w$]+/g
 const STRING_VALUE = /"((?:[^"\\]|\\.){3,200})"/g

@@ -178,7 +178,10 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
     let json: Record<string, unknown>
     let transcript: Transcript.Transcript
     try {
-      json = JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown>
+      json = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8")) as Record<
+        string,
+        unknown
+      >
       transcript = Transcript.read(api, json)
     } catch {
       // Not a request the proxy understands: the upstream answers it (and says what is wrong).

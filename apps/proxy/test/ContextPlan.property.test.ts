@@ -43,9 +43,9 @@ const openAiBody = (steps: ReadonlyArray<Step>) => {
           function: { name: "read_file", arguments: JSON.stringify({ path: `src/pkg${read.file}/mod.ts` }) }
         }))
       })
-      s.reads.forEach((read, k) =>
+      for (const [k, read] of s.reads.entries()) {
         messages.push({ role: "tool", tool_call_id: `call_${n}_${k}`, content: content(read.file, read.lines) })
-      )
+      }
     } else messages.push({ role: "assistant", content: s.assistantText || "Ok." })
     if (s.userRefers !== undefined)
       messages.push({ role: "user", content: `Check src/pkg${s.userRefers}/mod.ts again.` })
@@ -60,14 +60,14 @@ const anthropicBody = (steps: ReadonlyArray<Step>) => {
   steps.forEach((s, n) => {
     const blocks: Array<Record<string, unknown>> =
       s.assistantText === "" ? [] : [{ type: "text", text: s.assistantText }]
-    s.reads.forEach((read, k) =>
+    for (const [k, read] of s.reads.entries()) {
       blocks.push({
         type: "tool_use",
         id: `toolu_${n}_${k}`,
         name: "read_file",
         input: { path: `src/pkg${read.file}/mod.ts` }
       })
-    )
+    }
     messages.push({ role: "assistant", content: blocks.length === 0 ? "Ok." : blocks })
     const user: Array<Record<string, unknown>> = s.reads.map((read, k) => ({
       type: "tool_result",
