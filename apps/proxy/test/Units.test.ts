@@ -1,0 +1,147 @@
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Server from "../src/Server.ts"
+import * as SessionState from "../src/SessionState.ts"
+import * as SessionStore from "../src/SessionStore.ts"
+import * as Transcript from "../src/Transcript.ts"
+import * as Upstream from "../src/Upstream.ts"
+
+const appDir = fileURLToPath(new URL("..", import.meta.url))
+
+describe("Transcript.rewrite", () => {
+  it("replaces only the unit's text: images, cache_control, other blocks and fields stay", () => {
+    const image = { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }
+    const body = {
+      model: "m",
+      extra: 1,
+      messages: [
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read", input: { path: "a.ts" } }] },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "t1",
+              is_error: false,
+              cache_control: { type: "ephemeral" },
+              content: [{ type: "text", text: "first part" }, image, { type: "text", text: "second part" }]
+            },
+            { type: "text", text: "and a question", cache_control: { type: "ephemeral" } }
+          ]
+        }
+      ]
+    }
+    const transcript = Transcript.read("anthropic", body)
+    const unit = transcript.messages[1]!.units.find((u) => u.kind === "tool_result")!
+    assert.deepStrictEqual(unit.texts, ["first part", "second part"])
+    const out = Transcript.rewrite(body, transcript, new Map([[unit.key, "GIST"]])) as typeof body
+    assert.deepStrictEqual(out.messages[1]!.content, [
+      {
+        type: "tool_result",
+        tool_use_id: "t1",
+        is_error: false,
+        cache_control: { type: "ephemeral" },
+        content: [{ type: "text", text: "GIST" }, image]
+      },
+      { type: "text", text: "and a question", cache_control: { type: "ephemeral" } }
+    ])
+    assert.strictEqual(out.messages[0], body.messages[0])
+    assert.strictEqual(out.extra, 1)
+    assert.strictEqual(body.messages[1]!.content[0]!.content!.length, 3)
+  })
+
+  it("a body without messages is a TranscriptError naming the field", () => {
+    assert.throws(() => Transcript.read("openai", { model: "m" }), /^messages: must be an array/)
+    const error = (() => {
+      try {
+        Transcript.read("openai", { messages: [1] })
+      } catch (caught) {
+        return caught
+      }
+    })()
+    assert.instanceOf(error, Transcript.TranscriptError)
+    assert.strictEqual((error as Transcript.TranscriptError).field, "messages[0]")
+  })
+})
+
+describe("sessions", () => {
+  it("the x-heed-session header wins; otherwise the key follows the system prompt and first user message", () => {
+    const a = Transcript.read("openai", {
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "u1" }
+      ]
+    })
+    const b = Transcript.read("openai", {
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "u2" }
+      ]
+    })
+    const longer = Transcript.read("openai", {
+      messages: [
+        { role: "system", content: "s" },
+        { role: "user", content: "u1" },
+        { role: "assistant", content: "x" },
+        { role: "user", content: "more" }
+      ]
+    })
+    assert.strictEqual(Server.sessionKey("mine", a), "mine")
+    assert.match(Server.sessionKey(undefined, a), /^[0-9a-f]{16}$/)
+    assert.strictEqual(Server.sessionKey(undefined, a), Server.sessionKey(undefined, longer))
+    assert.notStrictEqual(Server.sessionKey(undefined, a), Server.sessionKey(undefined, b))
+  })
+
+  it.effect("the memory store keeps at most its capacity, dropping the least recently used", () =>
+    Effect.gen(function* () {
+      const store = SessionStore.makeMemory(2)
+      yield* store.put(SessionState.empty("a"))
+      yield* store.put(SessionState.empty("b"))
+      assert.isDefined(yield* store.get("a")) // a is now the most recently used
+      yield* store.put(SessionState.empty("c"))
+      assert.isUndefined(yield* store.get("b"))
+      assert.isDefined(yield* store.get("a"))
+      assert.strictEqual(yield* store.size, 2)
+    })
+  )
+})
+
+describe("Upstream", () => {
+  it("forwards credentials, drops hop-by-hop headers and x-heed-session, and joins paths once", () => {
+    const headers = Upstream.forwardHeaders({
+      authorization: "Bearer k",
+      "x-api-key": "a",
+      host: "127.0.0.1:8430",
+      connection: "keep-alive",
+      "content-length": "10",
+      "x-heed-session": "s"
+    })
+    assert.deepStrictEqual(headers, { authorization: "Bearer k", "x-api-key": "a" })
+    assert.strictEqual(
+      Upstream.target("https://api.openai.com/v1", "/v1/chat/completions").href,
+      "https://api.openai.com/v1/chat/completions"
+    )
+    assert.strictEqual(
+      Upstream.target("http://127.0.0.1:11434/", "/v1/models").href,
+      "http://127.0.0.1:11434/v1/models"
+    )
+  })
+})
+
+describe("the command line", () => {
+  it("a bad flag value is one line naming the flag and exit status 1", () => {
+    const run = (args: Array<string>) =>
+      spawnSync(process.execPath, ["--conditions=@heed/source", "src/main.ts", "serve", ...args], {
+        cwd: appDir,
+        encoding: "utf8"
+      })
+    const scheme = run(["--upstream", "ftp://example"])
+    assert.strictEqual(scheme.status, 1)
+    assert.match(scheme.stderr, /heed-proxy: --upstream: must be an http:\/\/ or https:\/\/ URL/)
+    const decay = run(["--upstream", "http://127.0.0.1:1", "--decay-turns", "0"])
+    assert.strictEqual(decay.status, 1)
+    assert.match(decay.stderr, /--decay-turns: must be an integer of at least 1, got 0/)
+  })
+})
