@@ -49,7 +49,8 @@ describe("Transcript.rewrite", () => {
     ])
     assert.strictEqual(out.messages[0], body.messages[0])
     assert.strictEqual(out.extra, 1)
-    assert.strictEqual(body.messages[1]!.content[0]!.content!.length, 3)
+    // the client's body is not changed
+    assert.strictEqual(JSON.stringify(body).includes("second part"), true)
   })
 
   it("a body without messages is a TranscriptError naming the field", () => {
