@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { TokenCounter } from "@heed/schema"
@@ -188,7 +189,9 @@ const fail = (message: string) =>
  * @category constructors
  * @since 0.1.0
  */
-export const main = Command.run(command, { version: "0.1.0" }).pipe(
+export const main = Command.run(command, {
+  version: JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+}).pipe(
   Effect.catchTag("UsageError", (error) => fail(error.message)),
   Effect.provideService(Logger.LogToStderr, true)
 )
