@@ -201,6 +201,47 @@ describe("context management", () => {
     })
   )
 
+  it.live("a managed stream's text reaches the client before the upstream has finished its round", () =>
+    Effect.gen(function* () {
+      let release = () => {}
+      const until = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      // Two chunks (role, text), then the upstream waits until the client has seen the text.
+      const upstream = yield* fakeUpstream(() => ({
+        chunks: T.openAiStream("Early words."),
+        gate: { after: 2, until },
+        headers: { "content-type": "text/event-stream" }
+      }))
+      const proxy = yield* startProxy(upstream.url)
+      const text = yield* Effect.promise(async () => {
+        const response = await fetch(`${proxy}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(T.openAi(8, "Summarise.", { stream: true }))
+        })
+        assert.strictEqual(response.headers.get("x-heed-collapsed"), "5")
+        const reader = response.body!.getReader()
+        const decoder = new TextDecoder()
+        let seen = ""
+        while (!seen.includes("Early words.")) {
+          const { value, done } = await reader.read()
+          if (done) break
+          seen += decoder.decode(value, { stream: true })
+        }
+        assert.notInclude(seen, "[DONE]")
+        release()
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) return seen
+          seen += decoder.decode(value, { stream: true })
+        }
+      })
+      assert.include(text, "Early words.")
+      assert.strictEqual(text.match(/\[DONE\]/g)?.length, 1)
+    })
+  )
+
   it.live(
     "Anthropic streaming: one message_start, block indexes continue, no heed_expand block reaches the client",
     () =>

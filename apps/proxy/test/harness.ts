@@ -30,6 +30,8 @@ export interface Reply {
   readonly chunks?: ReadonlyArray<string>
   /** Never answer (for timeouts). */
   readonly hang?: boolean
+  /** Write the first `after` chunks, then wait for `until` before writing the rest. */
+  readonly gate?: { readonly after: number; readonly until: Promise<void> }
 }
 
 /** A fake upstream: `answer` decides each reply from the request and its index. */
@@ -60,8 +62,12 @@ export const fakeUpstream = (answer: (request: Received, index: number) => Reply
           if (reply.hang === true) return
           response.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers })
           if (reply.chunks !== undefined) {
-            const write = (i: number) => {
-              if (i >= reply.chunks!.length) return response.end()
+            const write = (i: number): void => {
+              if (i >= reply.chunks!.length) return void response.end()
+              if (reply.gate !== undefined && i === reply.gate.after) {
+                reply.gate.until.then(() => response.write(reply.chunks![i], () => write(i + 1)))
+                return
+              }
               response.write(reply.chunks![i], () => write(i + 1))
             }
             write(0)
