@@ -96,12 +96,18 @@ const pathOf = (url: string) => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-/** Forwards any request unchanged and streams the response back unchanged. */
+/** Forwards any request unchanged and streams the response back unchanged; one log line. */
 const passThrough = (runtime: Runtime, request: HttpServerRequest.HttpServerRequest, api: Transcript.Api) =>
   Effect.gen(function* () {
+    const started = performance.now()
     const body =
       request.method === "GET" || request.method === "HEAD" ? undefined : new Uint8Array(yield* request.arrayBuffer)
-    return yield* forward(runtime, request, api, body, {})
+    const response = yield* forward(runtime, request, api, body, {})
+    Metrics.countRequest(runtime.metrics, "passthrough", response.status)
+    yield* Effect.logInfo(
+      `${request.method} ${pathOf(request.url)} passthrough status=${response.status} ms=${Math.round(performance.now() - started)}`
+    )
+    return response
   })
 
 const forward = (
@@ -185,7 +191,12 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
       transcript = Transcript.read(api, json)
     } catch {
       // Not a request the proxy understands: the upstream answers it (and says what is wrong).
-      return yield* forward(runtime, request, api, raw, {})
+      const response = yield* forward(runtime, request, api, raw, {})
+      Metrics.countRequest(runtime.metrics, api, response.status)
+      yield* Effect.logInfo(
+        `${request.method} ${pathOf(request.url)} unreadable body, passed through status=${response.status}`
+      )
+      return response
     }
     const session = sessionKey(request.headers["x-heed-session"], transcript)
     const { store, engine, metrics, settings } = runtime

@@ -84,6 +84,9 @@ describe("pass-through when nothing is collapsed", () => {
       const limited = yield* Effect.promise(() => post(`${proxy}/v1/chat/completions`, openAiRaw))
       assert.strictEqual(limited.status, 429)
       assert.strictEqual(limited.text, `{"error":{"message":"slow down","type":"rate_limit"}}`)
+      const metrics = yield* Effect.promise(() => fetch(`${proxy}/metrics`).then((r) => r.text()))
+      assert.include(metrics, `heed_proxy_requests_total{api="passthrough",status="200"} 1`)
+      assert.include(metrics, `heed_proxy_requests_total{api="openai",status="429"} 1`)
     })
   )
 
