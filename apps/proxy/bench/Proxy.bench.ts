@@ -3,8 +3,16 @@
 // its defaults): input tokens per turn and in total, and how many results a later turn needed were sent whole.
 // Then the proxy's own work per request on a 200k-token history (parse, plan, rewrite, serialise; the upstream
 // excluded), in steady state: the session's state is that of the previous request, as for a client resending it.
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { Bench } from "@heed/bench"
 import { TokenCounter } from "@heed/schema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import * as References from "effect/References"
+import * as Cli from "../src/Cli.ts"
 import * as ContextPlan from "../src/ContextPlan.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as Replay from "../src/Replay.ts"
@@ -108,3 +116,64 @@ Bench.record("proxy: overhead per request", [
     }
   }
 ])
+
+// End to end over HTTP on loopback: the same 200k-token request through the proxy and straight to a fake upstream
+// that answers at once, interleaved; the difference of the medians is what the proxy adds (HTTP handling included).
+const answer = JSON.stringify({ type: "message", role: "assistant", content: [{ type: "text", text: "ok" }] })
+const upstreamServer = createServer((request, response) => {
+  request.resume()
+  request.on("end", () => {
+    response.writeHead(200, { "content-type": "application/json" })
+    response.end(answer)
+  })
+})
+await new Promise<void>((resolve) => upstreamServer.listen(0, "127.0.0.1", resolve))
+const upstreamUrl = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`
+const payload = JSON.stringify(body)
+const timed = async (url: string) => {
+  const started = performance.now()
+  const response = await fetch(`${url}/v1/messages`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-heed-session": "bench-e2e" },
+    body: payload
+  })
+  await response.text()
+  return performance.now() - started
+}
+await Effect.runPromise(
+  Effect.scoped(
+    Effect.gen(function* () {
+      const context = yield* Layer.build(
+        Cli.layer({
+          port: 0,
+          host: "127.0.0.1",
+          maxSessions: 10,
+          databaseUrl: undefined,
+          settings: { upstream: upstreamUrl, timeoutMs: 60_000, plan: ContextPlan.defaults }
+        })
+      )
+      const proxyUrl = `http://127.0.0.1:${(Context.get(context, HttpServer.HttpServer).address as { port: number }).port}`
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 10; i++) await timed(proxyUrl)
+        const viaProxy: Array<number> = []
+        const direct: Array<number> = []
+        for (let i = 0; i < Number(process.env.HEED_BENCH_PROXY_HTTP_SAMPLES ?? 60); i++) {
+          viaProxy.push(await timed(proxyUrl))
+          direct.push(await timed(upstreamUrl))
+        }
+        Bench.record("proxy: overhead over HTTP (loopback)", [
+          {
+            name: "200k-token request, proxy minus direct",
+            figures: {
+              samples: viaProxy.length,
+              proxy_p50_ms: quantile(viaProxy, 0.5),
+              direct_p50_ms: quantile(direct, 0.5),
+              overhead_p50_ms: Math.round((quantile(viaProxy, 0.5) - quantile(direct, 0.5)) * 1000) / 1000
+            }
+          }
+        ])
+      })
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
+  )
+)
+upstreamServer.close()

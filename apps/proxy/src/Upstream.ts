@@ -95,6 +95,12 @@ export const target = (upstream: string, path: string): URL => {
   return new URL(joined)
 }
 
+// Connections to the upstream are reused (a TLS handshake per request would cost more than the proxy's own work).
+const agents = {
+  "http:": new http.Agent({ keepAlive: true, maxSockets: 256 }),
+  "https:": new https.Agent({ keepAlive: true, maxSockets: 256 })
+}
+
 /**
  * Sends one request; resolves with the response head as soon as it arrives. `timeoutMs` bounds the wait for the
  * response head (a model that is still thinking sends nothing until then).
@@ -114,7 +120,8 @@ export const send = (options: {
     const client = options.url.protocol === "https:" ? https : http
     const headers: Record<string, string> = { ...options.headers }
     if (options.body !== undefined) headers["content-length"] = String(options.body.byteLength)
-    const request = client.request(options.url, { method: options.method, headers })
+    const agent = options.url.protocol === "https:" ? agents["https:"] : agents["http:"]
+    const request = client.request(options.url, { method: options.method, headers, agent })
     let settled = false
     const timer = setTimeout(() => {
       if (settled) return
