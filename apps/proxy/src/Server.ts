@@ -145,6 +145,7 @@ const forward = (
 
 interface Outcome {
   status: number
+  workMs: number
   plan: ContextPlan.Plan
   rounds: number
   expands: number
@@ -181,6 +182,7 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
   Effect.gen(function* () {
     const started = performance.now()
     const raw = new Uint8Array(yield* request.arrayBuffer)
+    const read = performance.now()
     let json: Record<string, unknown>
     let transcript: Transcript.Transcript
     try {
@@ -202,7 +204,7 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
     const { store, engine, metrics, settings } = runtime
     const previous = (yield* store.get(session)) ?? SessionState.empty(session)
     const first = ContextPlan.plan(transcript, previous, settings.plan, engine)
-    const outcome: Outcome = { status: 0, plan: first, rounds: 1, expands: 0 }
+    const outcome: Outcome = { status: 0, workMs: 0, plan: first, rounds: 1, expands: 0 }
     const finish = Effect.suspend(() => {
       const plan = outcome.plan
       metrics.tokensIn += plan.tokensIn
@@ -218,7 +220,7 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
           `${request.method} ${pathOf(request.url)} session=${session} status=${outcome.status} stream=${transcript.stream} ` +
             `tokens_in=${plan.tokensIn} tokens_sent=${plan.tokensSent} collapsed=${plan.collapsed.length} ` +
             `newly_collapsed=${plan.newlyCollapsed.length} restored=${plan.restored.length} expands=${outcome.expands} ` +
-            `rounds=${outcome.rounds} ms=${Math.round(performance.now() - started)}`
+            `rounds=${outcome.rounds} work_ms=${outcome.workMs.toFixed(1)} ms=${Math.round(performance.now() - started)}`
         )
       )
     })
@@ -236,8 +238,11 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
       })
 
     const managed = first.replacements.size > 0
+    const firstBody = bodyFor(api, raw, json, transcript, first, true)
+    // The proxy's own work on the request, from its last byte read to the upstream request (reading excluded).
+    outcome.workMs = performance.now() - read
     const response = yield* Effect.tryPromise({
-      try: (signal) => send(bodyFor(api, raw, json, transcript, first, true), signal, managed),
+      try: (signal) => send(firstBody, signal, managed),
       catch: (error) => error
     }).pipe(Effect.result)
     if (response._tag === "Failure") {
