@@ -5,7 +5,8 @@
  * 1. **Efforts**: every unit of at least `effortTokens` tokens (tool results and message texts; never the system
  *    prompt).
  * 2. **References**: each message not scanned before is matched (`@heed/decay` reference detection) against the
- *    efforts before it; a match sets the effort's last referenced turn, and restores it when collapsed.
+ *    efforts before it; a match sets the effort's last referenced turn, and restores it when collapsed. Keywords
+ *    that three or more efforts of the request share do not count (`Efforts.commonKeywords`).
  * 3. **Decay**: an effort unreferenced for more than `decayTurns` turns is due; due efforts collapse together once
  *    they free at least `collapseAtLeast` tokens (batched, so prompt-cache prefixes break rarely).
  * 4. **Budget**: with `maxContext`, while the request is over it, the least recently referenced (then oldest)
@@ -230,6 +231,7 @@ export const plan = (
   const restored: Array<string> = []
   const start = state.scanned <= messages.length ? state.scanned : 0
   if (present.size > 0) {
+    const common = Efforts.commonKeywords([...present.values()].map((item) => item.info.prepared))
     const earlier: Array<string> = []
     for (let j = 0; j < start && j < messages.length; j++) earlier.push(...byMessage[j]!)
     for (let j = start; j < messages.length; j++) {
@@ -237,7 +239,7 @@ export const plan = (
       if (earlier.length > 0 && message.references.length > 0) {
         const prepared = References.prepareMessage(message.references.join("\n"))
         for (const id of earlier) {
-          if (!Efforts.refersTo(prepared, present.get(id)!.info.prepared, config.minKeywordOverlap)) continue
+          if (!Efforts.refersTo(prepared, present.get(id)!.info.prepared, config.minKeywordOverlap, common)) continue
           const effort = efforts[id]!
           if (effort.collapsed) {
             restored.push(id)

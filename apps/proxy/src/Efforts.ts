@@ -201,8 +201,28 @@ export const prepare = (id: string, unit: Unit, text: string, gistText: string):
 }
 
 /**
+ * The keywords shared by at least `limit` (default 3) of the given efforts: names every other file uses
+ * (`Effect.gen`, `console.log`) say nothing about which effort a message means, so {@link refersTo} ignores them.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const commonKeywords = (efforts: Iterable<Prepared>, limit = 3): ReadonlySet<string> => {
+  const frequency = new Map<string, number>()
+  const common = new Set<string>()
+  for (const effort of efforts) {
+    for (const keyword of effort.keywords.keywords) {
+      const n = (frequency.get(keyword) ?? 0) + 1
+      frequency.set(keyword, n)
+      if (n >= limit) common.add(keyword)
+    }
+  }
+  return common
+}
+
+/**
  * Whether a prepared message refers to an effort: it names one of its aliases on word boundaries, or shares at
- * least `minKeywordOverlap` (default 2) distinct keywords with it.
+ * least `minKeywordOverlap` (default 2) distinct keywords with it, not counting `common` ones.
  *
  * @category guards
  * @since 0.1.0
@@ -210,8 +230,15 @@ export const prepare = (id: string, unit: Unit, text: string, gistText: string):
 export const refersTo = (
   message: References.PreparedMessage,
   effort: Prepared,
-  minKeywordOverlap = References.DEFAULT_MIN_KEYWORD_OVERLAP
+  minKeywordOverlap = References.DEFAULT_MIN_KEYWORD_OVERLAP,
+  common: ReadonlySet<string> = new Set()
 ): boolean => {
   for (const alias of effort.aliases) if (References.mentionsId(message, alias)) return true
-  return References.keywordOverlap(message, effort.keywords) >= minKeywordOverlap
+  if (common.size === 0) return References.keywordOverlap(message, effort.keywords) >= minKeywordOverlap
+  let hits = 0
+  for (const keyword of effort.keywords.keywords) {
+    if (common.has(keyword) || !message.words.has(keyword)) continue
+    if (++hits >= minKeywordOverlap) return true
+  }
+  return false
 }

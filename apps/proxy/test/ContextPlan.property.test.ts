@@ -157,18 +157,23 @@ describe("the plan over generated transcripts", () => {
             // every effort a message of the newest turn refers to is sent whole
             const newest = transcript.messages.slice(Math.max(0, transcript.lastAssistant))
             const prepared = newest.map((m) => References.prepareMessage(m.references.join("\n")))
-            transcript.messages.forEach((message, i) => {
-              if (i >= Math.max(0, transcript.lastAssistant)) return
+            const efforts: Array<{ unit: Transcript.Unit; info: ContextPlan.Info }> = []
+            transcript.messages.forEach((message) => {
+              if (message.role === "system") return
               for (const unit of message.units) {
                 const text = Efforts.textOf(unit)
                 const tokens = unit.texts.reduce((sum, t) => sum + count(t), 0)
                 if (tokens < config.effortTokens) continue
-                const info = engine.info(Efforts.idOf(unit, text), unit, text, tokens)
-                if (prepared.some((p) => Efforts.refersTo(p, info.prepared))) {
-                  expect(plan.replacements.has(unit.key)).toBe(false)
-                }
+                efforts.push({ unit, info: engine.info(Efforts.idOf(unit, text), unit, text, tokens) })
               }
             })
+            const common = Efforts.commonKeywords(efforts.map((effort) => effort.info.prepared))
+            for (const { unit, info } of efforts) {
+              if (unit.message >= Math.max(0, transcript.lastAssistant)) continue
+              if (prepared.some((p) => Efforts.refersTo(p, info.prepared, config.minKeywordOverlap, common))) {
+                expect(plan.replacements.has(unit.key)).toBe(false)
+              }
+            }
             // within --max-context, unless every effort left whole is protected
             if (maxContext !== undefined && plan.tokensSent > maxContext) {
               seen.overBudget++

@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
+import { References } from "@heed/decay"
 import * as Effect from "effect/Effect"
+import * as Efforts from "../src/Efforts.ts"
 import * as Server from "../src/Server.ts"
 import * as SessionState from "../src/SessionState.ts"
 import * as SessionStore from "../src/SessionStore.ts"
@@ -64,6 +66,45 @@ describe("Transcript.rewrite", () => {
     })()
     assert.instanceOf(error, Transcript.TranscriptError)
     assert.strictEqual((error as Transcript.TranscriptError).field, "messages[0]")
+  })
+})
+
+describe("references", () => {
+  it("names most efforts share do not make a reference; an effort's own names, path or call id do", () => {
+    const file = (n: number) =>
+      Array.from(
+        { length: 20 },
+        (_, i) => `const step${i} = Effect.gen(function* () { yield* Layer.provide(parseLedger${n}Entry(${i})) })`
+      ).join("\n")
+    const messages: Array<Record<string, unknown>> = [{ role: "user", content: "go" }]
+    for (let n = 0; n < 4; n++) {
+      messages.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: `call_${n}`, type: "function", function: { name: "read", arguments: `{"path":"src/f${n}.ts"}` } }
+        ]
+      })
+      messages.push({ role: "tool", tool_call_id: `call_${n}`, content: file(n) })
+    }
+    const transcript = Transcript.read("openai", { messages })
+    const efforts = transcript.messages.flatMap((message) =>
+      message.units
+        .filter((unit) => unit.kind === "tool_result")
+        .map((unit) => {
+          const text = Efforts.textOf(unit)
+          return Efforts.prepare(Efforts.idOf(unit, text), unit, text, "")
+        })
+    )
+    const common = Efforts.commonKeywords(efforts)
+    assert.isTrue(common.has("effect.gen"))
+    const refers = (text: string) =>
+      efforts.map((effort) => Efforts.refersTo(References.prepareMessage(text), effort, 2, common))
+    assert.deepStrictEqual(refers("Wrap it in Effect.gen and Layer.provide."), [false, false, false, false])
+    assert.deepStrictEqual(refers("parseLedger2Entry still fails"), [false, false, false, false])
+    assert.deepStrictEqual(refers("parseLedger2Entry and step3 with Effect.gen"), [false, false, false, false])
+    assert.deepStrictEqual(refers("Open src/f2.ts again"), [false, false, true, false])
+    assert.deepStrictEqual(refers("the output of call_1"), [false, true, false, false])
   })
 })
 
