@@ -263,9 +263,15 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
     }
 
     const expand = new Set<string>()
-    const replan = () => {
+    // Restores what the model asked for and builds the next round's body. The tool stays on offer while rounds are
+    // left and the model asked for something that was collapsed (an unknown id would only be asked for again).
+    const replan = (ids: ReadonlyArray<string>) => {
+      const progress = ids.some((id) => outcome.plan.collapsed.includes(id))
+      for (const id of ids) expand.add(id)
+      outcome.expands += ids.length
+      outcome.rounds++
       outcome.plan = ContextPlan.plan(transcript, previous, settings.plan, engine, expand)
-      return bodyFor(api, raw, json, transcript, outcome.plan, outcome.rounds < MAX_ROUNDS)
+      return bodyFor(api, raw, json, transcript, outcome.plan, progress && outcome.rounds < MAX_ROUNDS)
     }
 
     if (!transcript.stream) {
@@ -286,10 +292,7 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
             headers: { ...Upstream.responseHeaders(current.headers, false), ...heedHeaders(session, outcome.plan) }
           })
         }
-        for (const id of ids) expand.add(id)
-        outcome.expands += ids.length
-        outcome.rounds++
-        const body = replan()
+        const body = replan(ids)
         const next = yield* Effect.tryPromise({
           try: (signal) => send(body, signal, true),
           catch: (error) => error
@@ -324,11 +327,8 @@ export const handleChat = (runtime: Runtime, api: Transcript.Api, request: HttpS
           for (const out of release) yield encoder.encode(out)
           return
         }
-        for (const id of asked.expand) expand.add(id)
-        outcome.expands += asked.expand.length
-        outcome.rounds++
         offset += filter.sentBlocks
-        const body = replan()
+        const body = replan(asked.expand)
         try {
           current = await send(body, undefined, true)
         } catch (error) {

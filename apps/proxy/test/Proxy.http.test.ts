@@ -182,6 +182,22 @@ describe("context management", () => {
     })
   )
 
+  it.live("a heed_expand of an unknown id is asked again once, without the tool", () =>
+    Effect.gen(function* () {
+      const upstream = yield* fakeUpstream((_request, index) => ({
+        body: index === 0 ? T.openAiExpand("h00000000") : T.openAiText("answer without it")
+      }))
+      const proxy = yield* startProxy(upstream.url)
+      const reply = yield* Effect.promise(() => post(`${proxy}/v1/chat/completions`, T.openAi(8, "Summarise.")))
+      assert.strictEqual(reply.text, T.openAiText("answer without it"))
+      assert.strictEqual(upstream.received.length, 2)
+      const tools = (upstream.received[1]!.json.tools as Array<{ function: { name: string } }>).map(
+        (t) => t.function.name
+      )
+      assert.deepStrictEqual(tools, ["read_file"])
+    })
+  )
+
   it.live("OpenAI streaming: text streams, the heed_expand round is dropped, the next round is streamed", () =>
     Effect.gen(function* () {
       const upstream = yield* fakeUpstream((request, index) => ({
