@@ -289,6 +289,16 @@ describe("context management", () => {
       })
   )
 
+  it.live("Claude Code's /v1/messages?beta=true is managed, and the query string goes upstream", () =>
+    Effect.gen(function* () {
+      const upstream = yield* fakeUpstream(() => ({ body: T.anthropicText("ok") }))
+      const proxy = yield* startProxy(upstream.url)
+      const reply = yield* Effect.promise(() => post(`${proxy}/v1/messages?beta=true`, T.anthropic(8, "Summarise.")))
+      assert.strictEqual(reply.headers.get("x-heed-collapsed"), "5")
+      assert.strictEqual(upstream.received[0]!.url, "/v1/messages?beta=true")
+    })
+  )
+
   it.live("Anthropic JSON: heed_expand loop", () =>
     Effect.gen(function* () {
       const upstream = yield* fakeUpstream((request, index) =>
