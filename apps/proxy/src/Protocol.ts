@@ -36,15 +36,16 @@ export const expandTool = (api: Api): Record<string, unknown> =>
     : { name: EXPAND_TOOL, description: DESCRIPTION, input_schema: PARAMETERS }
 
 /**
- * A body with the `heed_expand` tool appended to its tools.
+ * A body with the `heed_expand` tool appended to its tools. An OpenAI body that uses the legacy `functions` field
+ * is left as it is (it may not mix `functions` and `tools`); its model can still read the gists.
  *
  * @category combinators
  * @since 0.1.0
  */
-export const withExpandTool = (api: Api, body: Record<string, unknown>): Record<string, unknown> => ({
-  ...body,
-  tools: [...(Array.isArray(body.tools) ? body.tools : []), expandTool(api)]
-})
+export const withExpandTool = (api: Api, body: Record<string, unknown>): Record<string, unknown> =>
+  api === "openai" && body.functions !== undefined
+    ? body
+    : { ...body, tools: [...(Array.isArray(body.tools) ? body.tools : []), expandTool(api)] }
 
 const idFromArguments = (raw: unknown): string | undefined => {
   try {

@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { References } from "@heed/decay"
 import * as Effect from "effect/Effect"
 import * as Efforts from "../src/Efforts.ts"
+import * as Protocol from "../src/Protocol.ts"
 import * as Server from "../src/Server.ts"
 import * as SessionState from "../src/SessionState.ts"
 import * as SessionStore from "../src/SessionStore.ts"
@@ -148,6 +149,30 @@ describe("sessions", () => {
       assert.strictEqual(yield* store.size, 2)
     })
   )
+})
+
+describe("Protocol", () => {
+  it("appends heed_expand to the tools in each API's shape, and leaves a legacy functions body alone", () => {
+    const openai = Protocol.withExpandTool("openai", { tools: [{ type: "function", function: { name: "a" } }] })
+    assert.deepStrictEqual(
+      (openai.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name),
+      ["a", "heed_expand"]
+    )
+    const anthropic = Protocol.withExpandTool("anthropic", {})
+    assert.strictEqual((anthropic.tools as Array<{ name: string }>)[0]!.name, "heed_expand")
+    const legacy = { functions: [{ name: "a" }] }
+    assert.strictEqual(Protocol.withExpandTool("openai", legacy), legacy)
+  })
+
+  it("splits server-sent events whatever the chunking, keeping each event's bytes", () => {
+    const events = ['event: a\ndata: {"x":1}\n\n', "data: [DONE]\r\n\r\n"]
+    const text = events.join("")
+    for (let cut = 1; cut < text.length; cut++) {
+      const splitter = new Protocol.EventSplitter()
+      const out = [...splitter.push(text.slice(0, cut)), ...splitter.push(text.slice(cut))]
+      assert.deepStrictEqual(out, events)
+    }
+  })
 })
 
 describe("Upstream", () => {
