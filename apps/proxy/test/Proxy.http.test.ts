@@ -138,6 +138,28 @@ describe("context management", () => {
     })
   )
 
+  it.live("--max-context: the budget collapses what decay has not, oldest first, and the request fits", () =>
+    Effect.gen(function* () {
+      const upstream = yield* fakeUpstream(() => ({ body: T.openAiText("ok") }))
+      // Decay alone would collapse nothing here (it needs 1,000,000 tokens at a time).
+      const proxy = yield* startProxy(upstream.url, { maxContext: 6_000, collapseAtLeast: 1_000_000 })
+      const reply = yield* Effect.promise(() =>
+        post(`${proxy}/v1/chat/completions`, T.openAi(8, "Summarise."), { "x-heed-session": "budget" })
+      )
+      assert.isAtMost(Number(reply.headers.get("x-heed-tokens-sent")), 6_000)
+      assert.isAbove(Number(reply.headers.get("x-heed-tokens-in")), 12_000)
+      const session = (yield* Effect.promise(() => fetch(`${proxy}/sessions/budget`).then((r) => r.json()))) as {
+        efforts: Array<{ state: string; collapse_reason?: string; message: number }>
+      }
+      const collapsed = session.efforts.filter((effort) => effort.state === "collapsed")
+      assert.isAbove(collapsed.length, 0)
+      assert.isTrue(collapsed.every((effort) => effort.collapse_reason === "budget"))
+      // oldest first: every collapsed effort comes before every whole one
+      const whole = session.efforts.filter((effort) => effort.state === "whole")
+      assert.isBelow(Math.max(...collapsed.map((e) => e.message)), Math.min(...whole.map((e) => e.message)))
+    })
+  )
+
   it.live("a new user message that names a collapsed result restores it whole", () =>
     Effect.gen(function* () {
       const upstream = yield* fakeUpstream(() => ({ body: T.openAiText("ok") }))
