@@ -137,4 +137,21 @@ describe("inject: turns, references and decay through a bridge connected to real
       assert.include(yield* bridge.state("mine", { path: "/alerts" }), "Disk almost full")
     }).pipe(Effect.scoped)
   )
+
+  it.live("--connect lazy lists providers without connecting until connect is asked for", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("heed-bridge-lazy-")
+      fs.writeFileSync(join(dir, "later.json"), stdioDescriptor("later"), { mode: 0o644 })
+      const bridge = yield* Bridge.make({ folders: [dir], connect: "lazy" })
+      const before = yield* eventually(bridge.list, (list) => list.length === 1)
+      assert.strictEqual(before[0]!.status, "available")
+      assert.strictEqual((yield* bridge.inject("anything")).text, "")
+      const notYet = yield* Effect.flip(bridge.state("later", {}))
+      assert.include(notYet.message, "call connect_app first")
+      const info = yield* bridge.connect("later")
+      assert.strictEqual(info.status, "connected")
+      assert.include(yield* bridge.state("later", { path: "/alerts" }), "Disk almost full")
+      assert.deepStrictEqual(yield* bridge.connected, ["later"])
+    }).pipe(Effect.scoped)
+  )
 })
