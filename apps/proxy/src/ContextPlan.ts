@@ -8,7 +8,9 @@
  *    efforts before it; a match sets the effort's last referenced turn, and restores it when collapsed. Keywords
  *    that three or more efforts of the request share do not count (`Efforts.commonKeywords`).
  * 3. **Decay**: an effort unreferenced for more than `decayTurns` turns is due; due efforts collapse together once
- *    they free at least `collapseAtLeast` tokens (batched, so prompt-cache prefixes break rarely).
+ *    they free at least `collapseAtLeast` tokens (batched, so prompt-cache prefixes break rarely). A request that
+ *    changes an earlier message anyway (a restore, an expand, a budget collapse) breaks the cached prefix from
+ *    there, so the due efforts after that point collapse with it, whatever they free.
  * 4. **Budget**: with `maxContext`, while the request is over it, the least recently referenced (then oldest)
  *    whole efforts collapse, never one in the last `keepTurns` turns, referenced in them, or pinned.
  *
@@ -273,7 +275,8 @@ export const plan = (
     due.push(id)
     freed += item.tokens - item.info.replacementTokens
   }
-  if (due.length > 0 && freed >= config.collapseAtLeast) {
+  const batch = due.length > 0 && freed >= config.collapseAtLeast
+  if (batch) {
     for (const id of due) {
       update(id, { collapsed: true, reason: "decay", collapsedAt: T })
       newlyCollapsed.push(id)
@@ -307,6 +310,26 @@ export const plan = (
       if (tokensSent <= config.maxContext) break
       update(id, { collapsed: true, reason: "budget", collapsedAt: T })
       newlyCollapsed.push(id)
+      tokensSent -= item.tokens - item.info.replacementTokens
+    }
+  }
+
+  // Free rides: a request that already changes an earlier message (a restore, an expand, a budget collapse) breaks
+  // the cached prefix from there on, so due efforts after that point collapse with it, however few tokens they free.
+  if (!batch && due.length > 0) {
+    let breakAt = Infinity
+    for (const id of present.keys()) {
+      const before = state.efforts[id]
+      if (before !== undefined && before.collapsed !== efforts[id]!.collapsed) {
+        breakAt = Math.min(breakAt, efforts[id]!.message)
+      }
+    }
+    for (const id of due) {
+      const effort = efforts[id]!
+      if (effort.collapsed || effort.message < breakAt) continue
+      update(id, { collapsed: true, reason: "decay", collapsedAt: T })
+      newlyCollapsed.push(id)
+      const item = present.get(id)!
       tokensSent -= item.tokens - item.info.replacementTokens
     }
   }
