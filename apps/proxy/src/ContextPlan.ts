@@ -8,7 +8,9 @@
  *    efforts before it; a match sets the effort's last referenced turn, and restores it when collapsed. Keywords
  *    that three or more efforts of the request share do not count (`Efforts.commonKeywords`).
  * 3. **Decay**: an effort unreferenced for more than `decayTurns` turns is due; due efforts collapse together once
- *    they free at least `collapseAtLeast` tokens (batched, so prompt-cache prefixes break rarely).
+ *    they free at least `collapseAtLeast` tokens (batched, so prompt-cache prefixes break rarely). A request that
+ *    changes an earlier message anyway (a restore, an expand, a budget collapse) breaks the cached prefix from
+ *    there, so the due efforts after that point collapse with it, whatever they free.
  * 4. **Budget**: with `maxContext`, while the request is over it, the least recently referenced (then oldest)
  *    whole efforts collapse, never one in the last `keepTurns` turns, referenced in them, or pinned.
  *
@@ -17,7 +19,7 @@
 import { References } from "@heed/decay"
 import * as Efforts from "./Efforts.ts"
 import type { EffortState, SessionState } from "./SessionState.ts"
-import type { Transcript, Unit } from "./Transcript.ts"
+import type { Message, Transcript, Unit } from "./Transcript.ts"
 
 /**
  * Context-management settings.
@@ -93,6 +95,77 @@ export interface Info {
 export interface Engine {
   readonly count: Efforts.Count
   readonly info: (id: string, unit: Unit, text: string, tokens: number) => Info
+  /**
+   * `Efforts.commonKeywords` of a session's efforts (`ids`, in request order), kept per session and extended by
+   * the efforts a request adds after those of the session's previous request (recomputed when an earlier one
+   * changed).
+   */
+  readonly common: (session: string, ids: ReadonlyArray<string>, infoOf: (id: string) => Info) => ReadonlySet<string>
+  /** What the session's previous request's messages counted to (see {@link Counted}), by message index. */
+  readonly counted: (session: string) => ReadonlyArray<Counted> | undefined
+  /** Remembers a request's counted messages for the session's next request. */
+  readonly remember: (session: string, counted: ReadonlyArray<Counted>) => void
+}
+
+/**
+ * One message as counted: its texts (compared with the next request's, so an unchanged message is not counted or
+ * hashed again), its tokens with {@link MESSAGE_OVERHEAD}, and each unit's key, tool call id, tokens, text and id.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Counted {
+  readonly role: string
+  readonly texts: ReadonlyArray<string>
+  readonly tokens: number
+  readonly units: ReadonlyArray<{
+    readonly key: string
+    readonly toolCallId: string | undefined
+    readonly tokens: number
+    readonly text: string
+    readonly id: string
+  }>
+}
+
+const sameMessage = (counted: Counted, message: Message): boolean => {
+  if (counted.role !== message.role || counted.texts.length !== message.texts.length) return false
+  if (counted.units.length !== message.units.length) return false
+  for (let i = 0; i < counted.texts.length; i++) if (counted.texts[i] !== message.texts[i]) return false
+  for (let i = 0; i < counted.units.length; i++) {
+    const unit = message.units[i]!
+    if (counted.units[i]!.key !== unit.key || counted.units[i]!.toolCallId !== unit.toolCallId) return false
+  }
+  return true
+}
+
+const countMessage = (message: Message, count: Efforts.Count): Counted => {
+  let tokens = MESSAGE_OVERHEAD
+  for (const text of message.texts) tokens += count(text)
+  return {
+    role: message.role,
+    texts: message.texts,
+    tokens,
+    units: message.units.map((unit) => {
+      let unitTokens = 0
+      for (const text of unit.texts) unitTokens += count(text)
+      const text = Efforts.textOf(unit)
+      return { key: unit.key, toolCallId: unit.toolCallId, tokens: unitTokens, text, id: Efforts.idOf(unit, text) }
+    })
+  }
+}
+
+interface CommonKeywords {
+  readonly ids: Array<string>
+  readonly frequency: Map<string, number>
+  readonly common: Set<string>
+}
+
+const COMMON_LIMIT = 3
+
+const extendsIds = (ids: ReadonlyArray<string>, previous: ReadonlyArray<string>) => {
+  if (ids.length < previous.length) return false
+  for (let i = 0; i < previous.length; i++) if (ids[i] !== previous[i]) return false
+  return true
 }
 
 /**
@@ -101,12 +174,39 @@ export interface Engine {
  * @category constructors
  * @since 0.1.0
  */
-export const makeEngine = (count: Efforts.Count, capacity = 20_000): Engine => {
+export const makeEngine = (count: Efforts.Count, capacity = 20_000, sessions = 64): Engine => {
   const cached = Efforts.cachedCount(count)
   let infos = new Map<string, Info>()
   let previous = new Map<string, Info>()
+  const commons = new Map<string, CommonKeywords>()
+  const counts = new Map<string, ReadonlyArray<Counted>>()
   return {
     count: cached,
+    counted: (session) => counts.get(session),
+    remember: (session, counted) => {
+      counts.delete(session)
+      counts.set(session, counted)
+      if (counts.size > sessions) counts.delete(counts.keys().next().value!)
+    },
+    common: (session, ids, infoOf) => {
+      let entry = commons.get(session)
+      commons.delete(session)
+      if (entry === undefined || !extendsIds(ids, entry.ids)) {
+        entry = { ids: [], frequency: new Map(), common: new Set() }
+      }
+      for (let i = entry.ids.length; i < ids.length; i++) {
+        const id = ids[i]!
+        entry.ids.push(id)
+        for (const keyword of infoOf(id).prepared.keywords.keywords) {
+          const n = (entry.frequency.get(keyword) ?? 0) + 1
+          entry.frequency.set(keyword, n)
+          if (n >= COMMON_LIMIT) entry.common.add(keyword)
+        }
+      }
+      commons.set(session, entry)
+      if (commons.size > sessions) commons.delete(commons.keys().next().value!)
+      return entry.common
+    },
     info: (id, unit, text, tokens) => {
       let info = infos.get(id) ?? previous.get(id)
       if (info === undefined) {
@@ -197,15 +297,20 @@ export const plan = (
   const efforts: Record<string, EffortState> = { ...state.efforts }
   const present = new Map<string, Present>()
   const byMessage: Array<Array<string>> = messages.map(() => [])
+  // Clients resend the whole history: a message whose texts are those of the session's previous request (compared
+  // natively, not hashed) keeps its counts and ids.
+  const before = engine.counted(state.id)
+  const counted: Array<Counted> = []
+  let messageTokens = 0
   messages.forEach((message, i) => {
+    const prior = before?.[i]
+    const seen = prior !== undefined && sameMessage(prior, message) ? prior : countMessage(message, count)
+    counted.push(seen)
+    messageTokens += seen.tokens
     if (message.role === "system" || message.role === "developer") return
-    for (const unit of message.units) {
-      let tokens = 0
-      for (const text of unit.texts) tokens += count(text)
-      if (tokens < config.effortTokens) continue
-      const text = Efforts.textOf(unit)
-      const id = Efforts.idOf(unit, text)
-      if (present.has(id)) continue
+    message.units.forEach((unit, u) => {
+      const { tokens, text, id } = seen.units[u]!
+      if (tokens < config.effortTokens || present.has(id)) return
       present.set(id, { unit, text, tokens, info: engine.info(id, unit, text, tokens) })
       byMessage[i]!.push(id)
       if (efforts[id] === undefined) {
@@ -221,8 +326,9 @@ export const plan = (
           restores: 0
         }
       }
-    }
+    })
   })
+  engine.remember(state.id, counted)
   const update = (id: string, change: Partial<EffortState>) => {
     efforts[id] = { ...efforts[id]!, ...change }
   }
@@ -231,7 +337,7 @@ export const plan = (
   const restored: Array<string> = []
   const start = state.scanned <= messages.length ? state.scanned : 0
   if (present.size > 0) {
-    const common = Efforts.commonKeywords([...present.values()].map((item) => item.info.prepared))
+    const common = engine.common(state.id, [...present.keys()], (id) => present.get(id)!.info)
     const earlier: Array<string> = []
     for (let j = 0; j < start && j < messages.length; j++) earlier.push(...byMessage[j]!)
     for (let j = start; j < messages.length; j++) {
@@ -273,14 +379,16 @@ export const plan = (
     due.push(id)
     freed += item.tokens - item.info.replacementTokens
   }
-  if (due.length > 0 && freed >= config.collapseAtLeast) {
+  const batch = due.length > 0 && freed >= config.collapseAtLeast
+  if (batch) {
     for (const id of due) {
       update(id, { collapsed: true, reason: "decay", collapsedAt: T })
       newlyCollapsed.push(id)
     }
   }
 
-  const tokensIn = tokensOf(transcript, count)
+  let tokensIn = messageTokens + (transcript.toolsJson.length === 0 ? 0 : count(transcript.toolsJson))
+  if (transcript.api === "anthropic") for (const text of transcript.system) tokensIn += count(text)
   let tokensSent = tokensIn
   for (const [id, item] of present) {
     if (efforts[id]!.collapsed) tokensSent -= item.tokens - item.info.replacementTokens
@@ -307,6 +415,26 @@ export const plan = (
       if (tokensSent <= config.maxContext) break
       update(id, { collapsed: true, reason: "budget", collapsedAt: T })
       newlyCollapsed.push(id)
+      tokensSent -= item.tokens - item.info.replacementTokens
+    }
+  }
+
+  // Free rides: a request that already changes an earlier message (a restore, an expand, a budget collapse) breaks
+  // the cached prefix from there on, so due efforts after that point collapse with it, however few tokens they free.
+  if (!batch && due.length > 0) {
+    let breakAt = Infinity
+    for (const id of present.keys()) {
+      const before = state.efforts[id]
+      if (before !== undefined && before.collapsed !== efforts[id]!.collapsed) {
+        breakAt = Math.min(breakAt, efforts[id]!.message)
+      }
+    }
+    for (const id of due) {
+      const effort = efforts[id]!
+      if (effort.collapsed || effort.message < breakAt) continue
+      update(id, { collapsed: true, reason: "decay", collapsedAt: T })
+      newlyCollapsed.push(id)
+      const item = present.get(id)!
       tokensSent -= item.tokens - item.info.replacementTokens
     }
   }

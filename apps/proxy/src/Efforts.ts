@@ -88,11 +88,15 @@ export const textOf = (unit: Unit): string => (unit.texts.length === 1 ? unit.te
  */
 export const GIST_MAX_TOKENS = 80
 
+/** Characters kept of each line of a tool result's gist: its call's name and arguments stay whole just before it. */
+const GIST_LINE_CHARS = 64
+
 const clip = (line: string, max: number) => (line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`)
 
 /**
  * An extractive gist of a text, at most {@link GIST_MAX_TOKENS} tokens. A tool result's gist is its first and
- * last non-empty lines (where tools put the path, the command and the totals); prose gets `@heed/decay`'s
+ * last non-empty lines, 64 characters of each (where tools put the path, the command and the totals; the call's
+ * own name and arguments stay whole before the result, so the gist need not repeat them); prose gets `@heed/decay`'s
  * extractive summary (sentences scored by content-word frequency, kept in order). Either is shortened until it
  * fits. Deterministic: the same text always gives the same gist, so a collapsed prefix stays cacheable.
  *
@@ -103,7 +107,7 @@ export const gist = (text: string, count: Count, kind: Unit["kind"] = "text"): s
   let summary: string
   const lines = kind === "tool_result" ? text.split("\n").filter((line) => line.trim().length > 0) : []
   if (lines.length >= 2) {
-    summary = `${clip(lines[0]!.trim(), 160)} … ${clip(lines[lines.length - 1]!.trim(), 160)}`
+    summary = `${clip(lines[0]!.trim(), GIST_LINE_CHARS)} … ${clip(lines[lines.length - 1]!.trim(), GIST_LINE_CHARS)}`
   } else {
     // Long inputs: the summary only needs a sample of the sentences (head and tail keep paths, errors, totals).
     const sample = text.length > 24_000 ? `${text.slice(0, 16_000)}\n${text.slice(-8_000)}` : text
@@ -125,7 +129,7 @@ export const gist = (text: string, count: Count, kind: Unit["kind"] = "text"): s
  * @since 0.1.0
  */
 export const collapsedText = (id: string, tokens: number, gistText: string): string =>
-  `[heed: ${tokens} tokens collapsed, heed_expand("${id}") restores them]${gistText.length > 0 ? ` ${gistText}` : ""}`
+  `[heed: ${tokens} tokens collapsed, heed_expand("${id}")]${gistText.length > 0 ? ` ${gistText}` : ""}`
 
 const IDENTIFIER = /[A-Za-z_][\w$]*(?:[./:-][\w$]+)+|[a-z]+[A-Z][\w$]*|[A-Za-z]+_[\w$]+/g
 const STRING_VALUE = /"((?:[^"\\]|\\.){3,200})"/g

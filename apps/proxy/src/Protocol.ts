@@ -15,7 +15,7 @@ import type { Api } from "./Transcript.ts"
 export const EXPAND_TOOL = "heed_expand"
 
 const DESCRIPTION =
-  'Restore a collapsed piece of this conversation (marked [heed: N tokens collapsed, heed_expand("<id>") restores them]) ' +
+  'Restore a collapsed piece of this conversation (marked [heed: N tokens collapsed, heed_expand("<id>")]) ' +
   "to its full text. Call it when you need the details of a collapsed tool result or message."
 
 const PARAMETERS = {

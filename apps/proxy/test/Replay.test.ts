@@ -8,7 +8,7 @@ import { TokenCounter } from "@heed/schema"
 import * as Replay from "../src/Replay.ts"
 
 describe("the 100-turn benchmark session", () => {
-  it("heed sends every needed result whole and at least 80% fewer tokens than no management", () => {
+  it("heed sends every needed result whole and at least 83% fewer tokens than no management", () => {
     const steps = Replay.session()
     const none = Replay.totals(Replay.replay("none", steps, TokenCounter.countO200k))
     const baseline = Replay.totals(Replay.replay("clear-oldest", steps, TokenCounter.countO200k))
@@ -17,6 +17,7 @@ describe("the 100-turn benchmark session", () => {
     assert.strictEqual(heed.present, heed.needed)
     assert.isBelow(baseline.present, baseline.needed)
     assert.isBelow(heed.tokens, baseline.tokens)
-    assert.isAtMost(heed.tokens, none.tokens * 0.2)
+    // 83.7% fewer when measured (1,477,831 of 9,085,138 tokens)
+    assert.isAtMost(heed.tokens, none.tokens * 0.17)
   })
 })

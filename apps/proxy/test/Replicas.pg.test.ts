@@ -111,14 +111,15 @@ describe.skipIf(!reachable)("two proxy processes on one PostgreSQL", () => {
         ]
       }
       const two = yield* Effect.promise(() => post(`${b.url}/v1/chat/completions`, next, { "x-heed-session": session }))
-      assert.strictEqual(two.headers.get("x-heed-collapsed"), "4")
+      // Result 1 restored; result 5, due now, rides along with the restore.
+      assert.strictEqual(two.headers.get("x-heed-collapsed"), "5")
       const seen = (yield* Effect.promise(() => fetch(`${b.url}/sessions/${session}`).then((r) => r.json()))) as {
         requests: number
         efforts: Array<{ restores: number; state: string }>
       }
       assert.strictEqual(seen.requests, 2)
       assert.strictEqual(seen.efforts.filter((effort) => effort.restores === 1).length, 1)
-      assert.strictEqual(seen.efforts.filter((effort) => effort.state === "collapsed").length, 4)
+      assert.strictEqual(seen.efforts.filter((effort) => effort.state === "collapsed").length, 5)
       const fromA = (yield* Effect.promise(() => fetch(`${a.url}/sessions/${session}`).then((r) => r.json()))) as {
         requests: number
       }

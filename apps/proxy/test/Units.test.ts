@@ -2,9 +2,12 @@ import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { References } from "@heed/decay"
+import { TokenCounter } from "@heed/schema"
 import * as Effect from "effect/Effect"
+import * as ContextPlan from "../src/ContextPlan.ts"
 import * as Efforts from "../src/Efforts.ts"
 import * as Protocol from "../src/Protocol.ts"
+import * as Replay from "../src/Replay.ts"
 import * as Server from "../src/Server.ts"
 import * as SessionState from "../src/SessionState.ts"
 import * as SessionStore from "../src/SessionStore.ts"
@@ -106,6 +109,37 @@ describe("references", () => {
     assert.deepStrictEqual(refers("parseLedger2Entry and step3 with Effect.gen"), [false, false, false, false])
     assert.deepStrictEqual(refers("Open src/f2.ts again"), [false, false, true, false])
     assert.deepStrictEqual(refers("the output of call_1"), [false, true, false, false])
+  })
+})
+
+describe("decay batching", () => {
+  it("due efforts below --collapse-at-least wait, unless the request already changes an earlier message", () => {
+    const steps = Replay.session(40)
+    const count = TokenCounter.countO200k
+    const decayCollapses = (config: ContextPlan.PlanConfig) => {
+      const engine = ContextPlan.makeEngine(count)
+      let state = SessionState.empty("batching")
+      const found: Array<{ turn: number; id: string; message: number; budgetFrom: number }> = []
+      for (let t = 1; t <= steps.length; t++) {
+        const plan = ContextPlan.plan(Transcript.read("anthropic", Replay.request(steps, t)), state, config, engine)
+        const changed = plan.newlyCollapsed.map((id) => plan.state.efforts[id]!)
+        const budgetFrom = Math.min(
+          ...changed.filter((effort) => effort.reason === "budget").map((effort) => effort.message),
+          ...plan.restored.map((id) => plan.state.efforts[id]!.message)
+        )
+        for (const effort of changed) {
+          if (effort.reason === "decay") found.push({ turn: t, id: effort.id, message: effort.message, budgetFrom })
+        }
+        state = plan.state
+      }
+      return found
+    }
+    const never = { ...ContextPlan.defaults, collapseAtLeast: 1_000_000_000 }
+    assert.deepStrictEqual(decayCollapses(never), [])
+    // The budget collapses the oldest efforts; the due ones after the first of them ride along.
+    const riding = decayCollapses({ ...never, maxContext: 20_000 })
+    assert.isAbove(riding.length, 0)
+    for (const collapse of riding) assert.isAtLeast(collapse.message, collapse.budgetFrom)
   })
 })
 
