@@ -19,17 +19,15 @@ import { Discovery } from "@heed/http"
 import type { ToolFailure } from "@heed/http/RestApi"
 import { TokenCounter } from "@heed/schema"
 import { Digest, Node, Pipeline, Render } from "@heed/state-tree"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
+import * as Auth from "./Auth.ts"
 import type { Backend } from "./Backend.ts"
 import type { BriefingReply, ViewReply, ViewRow } from "./DashboardReply.ts"
 import { LiveTree } from "./LiveTree.ts"
-import { ownerOf } from "./Server.ts"
-import type { Settings } from "./Settings.ts"
 import { peekBriefingAs } from "./ToolCall.ts"
 
 // -----------------------------------------------------------------------------------------------------------------
@@ -325,10 +323,11 @@ const json = (body: unknown, status = 200) =>
 const problem = (status: number, code: string, message: string) =>
   json({ error: code, error_description: message }, status)
 
-const unauthorized = HttpServerResponse.jsonUnsafe(
-  { error: "unauthorized", error_description: "a valid bearer token is required" },
-  { status: 401, headers: { "www-authenticate": 'Bearer realm="heed-awareness"', "cache-control": "no-store" } }
-)
+const unauthorized = (challenge: string, message: string) =>
+  HttpServerResponse.jsonUnsafe(
+    { error: "unauthorized", error_description: message },
+    { status: 401, headers: { "www-authenticate": challenge, "cache-control": "no-store" } }
+  )
 
 const failed = (failure: ToolFailure) => problem(503, failure.code, failure.message)
 
@@ -342,9 +341,6 @@ const briefingOf = (owner: string, maxTokens?: number) =>
     const [summary = "", ...lines] = BriefingView.text(briefing).split("\n")
     return { briefing, summary, lines }
   })
-
-const ownerOfRequest = (settings: Settings, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Clock.currentTimeMillis, (now) => ownerOf(settings, request.headers.authorization, Math.floor(now / 1000)))
 
 const searchOf = (url: string) => new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "")
 
@@ -360,70 +356,75 @@ const maxBudget = 1_000_000
  * @category layers
  * @since 0.1.0
  */
-export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend> =>
-  Layer.unwrap(
-    Effect.gen(function* () {
-      const live = yield* LiveTree
-      const context = yield* Effect.context<Backend>()
-      // A GET route answered for the request's owner; `401` when the request has none.
-      const ownedRoute = <E, R>(
-        path: `/${string}`,
-        handle: (
-          owner: string,
-          request: HttpServerRequest.HttpServerRequest
-        ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-      ) =>
-        HttpRouter.add(
-          "GET",
-          path,
-          Effect.gen(function* () {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const owner = yield* ownerOfRequest(settings, request)
-            return owner === undefined ? unauthorized : yield* handle(owner, request)
-          })
+export const apiLayer: Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend | Auth.Auth> = Layer.unwrap(
+  Effect.gen(function* () {
+    const live = yield* LiveTree
+    const auth = yield* Auth.Auth
+    const context = yield* Effect.context<Backend>()
+    // A GET route answered for the request's owner; `401` when the request has none.
+    const ownedRoute = <E, R>(
+      path: `/${string}`,
+      handle: (
+        owner: string,
+        request: HttpServerRequest.HttpServerRequest
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      HttpRouter.add(
+        "GET",
+        path,
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
+          if (owner._tag === "Failure") {
+            return owner.failure.status === 503
+              ? problem(503, "unavailable", owner.failure.message)
+              : unauthorized(auth.challenge(owner.failure), owner.failure.message)
+          }
+          return yield* handle(owner.success, request)
+        })
+      )
+    const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>
+      Effect.gen(function* () {
+        const read = yield* Effect.result(Effect.provideContext(briefingOf(owner), context))
+        if (read._tag === "Failure") return failed(read.failure)
+        const { briefing, lines, summary } = read.success
+        const reply: BriefingReply = {
+          owner,
+          briefing,
+          summary,
+          lines,
+          tokens: agentTokens(briefing),
+          text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
+        }
+        return json(reply)
+      })
+    )
+    const viewRoute = ownedRoute("/dashboard/view", (owner, request) =>
+      Effect.gen(function* () {
+        const search = searchOf(request.url)
+        const unit = search.get("unit") ?? "tokens"
+        const budget = Number(search.get("budget") ?? "")
+        if (unit !== "tokens" && unit !== "nodes") {
+          return problem(400, "invalid_parameter", `unit must be "tokens" or "nodes" (got ${JSON.stringify(unit)})`)
+        }
+        if (!Number.isInteger(budget) || budget < 0 || budget > maxBudget) {
+          return problem(400, "invalid_parameter", `budget must be an integer from 0 to ${maxBudget}`)
+        }
+        const read = yield* Effect.result(
+          Effect.all([
+            live.currentTree(owner),
+            Effect.provideContext(briefingOf(owner), context),
+            unit === "tokens" ? Effect.provideContext(briefingOf(owner, budget), context) : Effect.succeed(undefined)
+          ])
         )
-      const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>
-        Effect.gen(function* () {
-          const read = yield* Effect.result(Effect.provideContext(briefingOf(owner), context))
-          if (read._tag === "Failure") return failed(read.failure)
-          const { briefing, lines, summary } = read.success
-          const reply: BriefingReply = {
-            owner,
-            briefing,
-            summary,
-            lines,
-            tokens: agentTokens(briefing),
-            text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
-          }
-          return json(reply)
-        })
-      )
-      const viewRoute = ownedRoute("/dashboard/view", (owner, request) =>
-        Effect.gen(function* () {
-          const search = searchOf(request.url)
-          const unit = search.get("unit") ?? "tokens"
-          const budget = Number(search.get("budget") ?? "")
-          if (unit !== "tokens" && unit !== "nodes") {
-            return problem(400, "invalid_parameter", `unit must be "tokens" or "nodes" (got ${JSON.stringify(unit)})`)
-          }
-          if (!Number.isInteger(budget) || budget < 0 || budget > maxBudget) {
-            return problem(400, "invalid_parameter", `budget must be an integer from 0 to ${maxBudget}`)
-          }
-          const read = yield* Effect.result(
-            Effect.all([
-              live.currentTree(owner),
-              Effect.provideContext(briefingOf(owner), context),
-              unit === "tokens" ? Effect.provideContext(briefingOf(owner, budget), context) : Effect.succeed(undefined)
-            ])
-          )
-          if (read._tag === "Failure") return failed(read.failure)
-          const [tree, full, fitted] = read.success
-          return json(viewOf(tree, [full.summary, ...full.lines], unit, budget, fitted))
-        })
-      )
-      return Layer.mergeAll(briefingRoute, viewRoute)
-    })
-  )
+        if (read._tag === "Failure") return failed(read.failure)
+        const [tree, full, fitted] = read.success
+        return json(viewOf(tree, [full.summary, ...full.lines], unit, budget, fitted))
+      })
+    )
+    return Layer.mergeAll(briefingRoute, viewRoute)
+  })
+)
 
 /**
  * Whether a path belongs to the dashboard: the page and its assets (public) and its JSON reads (which check the
