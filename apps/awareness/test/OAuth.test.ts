@@ -117,7 +117,12 @@ interface Claims {
 const sign = (key: Key, claims: Claims, header: Record<string, unknown> = {}) =>
   Effect.promise(() => {
     const { aud, exp, iss, nbf, sub, ...rest } = claims
-    const jwt = new Jose.SignJWT(sub === undefined ? rest : { ...rest, sub }).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "at+jwt", ...header })
+    const jwt = new Jose.SignJWT(sub === undefined ? rest : { ...rest, sub }).setProtectedHeader({
+      alg: key.alg,
+      kid: key.kid,
+      typ: "at+jwt",
+      ...header
+    })
     if (iss !== undefined) jwt.setIssuer(iss)
     if (aud !== undefined) jwt.setAudience(aud)
     jwt.setIssuedAt(nowSec())
