@@ -356,75 +356,76 @@ const maxBudget = 1_000_000
  * @category layers
  * @since 0.1.0
  */
-export const apiLayer: Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend | Auth.Auth> = Layer.unwrap(
-  Effect.gen(function* () {
-    const live = yield* LiveTree
-    const auth = yield* Auth.Auth
-    const context = yield* Effect.context<Backend>()
-    // A GET route answered for the request's owner; `401` when the request has none.
-    const ownedRoute = <E, R>(
-      path: `/${string}`,
-      handle: (
-        owner: string,
-        request: HttpServerRequest.HttpServerRequest
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-    ) =>
-      HttpRouter.add(
-        "GET",
-        path,
+export const apiLayer = (): Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend | Auth.Auth> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const live = yield* LiveTree
+      const auth = yield* Auth.Auth
+      const context = yield* Effect.context<Backend>()
+      // A GET route answered for the request's owner; `401` when the request has none.
+      const ownedRoute = <E, R>(
+        path: `/${string}`,
+        handle: (
+          owner: string,
+          request: HttpServerRequest.HttpServerRequest
+        ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      ) =>
+        HttpRouter.add(
+          "GET",
+          path,
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
+            if (owner._tag === "Failure") {
+              return owner.failure.status === 503
+                ? problem(503, "unavailable", owner.failure.message)
+                : unauthorized(auth.challenge(owner.failure), owner.failure.message)
+            }
+            return yield* handle(owner.success, request)
+          })
+        )
+      const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>
         Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
-          if (owner._tag === "Failure") {
-            return owner.failure.status === 503
-              ? problem(503, "unavailable", owner.failure.message)
-              : unauthorized(auth.challenge(owner.failure), owner.failure.message)
+          const read = yield* Effect.result(Effect.provideContext(briefingOf(owner), context))
+          if (read._tag === "Failure") return failed(read.failure)
+          const { briefing, lines, summary } = read.success
+          const reply: BriefingReply = {
+            owner,
+            briefing,
+            summary,
+            lines,
+            tokens: agentTokens(briefing),
+            text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
           }
-          return yield* handle(owner.success, request)
+          return json(reply)
         })
       )
-    const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>
-      Effect.gen(function* () {
-        const read = yield* Effect.result(Effect.provideContext(briefingOf(owner), context))
-        if (read._tag === "Failure") return failed(read.failure)
-        const { briefing, lines, summary } = read.success
-        const reply: BriefingReply = {
-          owner,
-          briefing,
-          summary,
-          lines,
-          tokens: agentTokens(briefing),
-          text_tokens: TokenCounter.countO200k(BriefingView.text(briefing))
-        }
-        return json(reply)
-      })
-    )
-    const viewRoute = ownedRoute("/dashboard/view", (owner, request) =>
-      Effect.gen(function* () {
-        const search = searchOf(request.url)
-        const unit = search.get("unit") ?? "tokens"
-        const budget = Number(search.get("budget") ?? "")
-        if (unit !== "tokens" && unit !== "nodes") {
-          return problem(400, "invalid_parameter", `unit must be "tokens" or "nodes" (got ${JSON.stringify(unit)})`)
-        }
-        if (!Number.isInteger(budget) || budget < 0 || budget > maxBudget) {
-          return problem(400, "invalid_parameter", `budget must be an integer from 0 to ${maxBudget}`)
-        }
-        const read = yield* Effect.result(
-          Effect.all([
-            live.currentTree(owner),
-            Effect.provideContext(briefingOf(owner), context),
-            unit === "tokens" ? Effect.provideContext(briefingOf(owner, budget), context) : Effect.succeed(undefined)
-          ])
-        )
-        if (read._tag === "Failure") return failed(read.failure)
-        const [tree, full, fitted] = read.success
-        return json(viewOf(tree, [full.summary, ...full.lines], unit, budget, fitted))
-      })
-    )
-    return Layer.mergeAll(briefingRoute, viewRoute)
-  })
-)
+      const viewRoute = ownedRoute("/dashboard/view", (owner, request) =>
+        Effect.gen(function* () {
+          const search = searchOf(request.url)
+          const unit = search.get("unit") ?? "tokens"
+          const budget = Number(search.get("budget") ?? "")
+          if (unit !== "tokens" && unit !== "nodes") {
+            return problem(400, "invalid_parameter", `unit must be "tokens" or "nodes" (got ${JSON.stringify(unit)})`)
+          }
+          if (!Number.isInteger(budget) || budget < 0 || budget > maxBudget) {
+            return problem(400, "invalid_parameter", `budget must be an integer from 0 to ${maxBudget}`)
+          }
+          const read = yield* Effect.result(
+            Effect.all([
+              live.currentTree(owner),
+              Effect.provideContext(briefingOf(owner), context),
+              unit === "tokens" ? Effect.provideContext(briefingOf(owner, budget), context) : Effect.succeed(undefined)
+            ])
+          )
+          if (read._tag === "Failure") return failed(read.failure)
+          const [tree, full, fitted] = read.success
+          return json(viewOf(tree, [full.summary, ...full.lines], unit, budget, fitted))
+        })
+      )
+      return Layer.mergeAll(briefingRoute, viewRoute)
+    })
+  )
 
 /**
  * Whether a path belongs to the dashboard: the page and its assets (public) and its JSON reads (which check the

@@ -47,48 +47,49 @@ export const optionsFromEnv: Effect.Effect<EdgeOptions, Config.ConfigError> = Ef
 const requestOwner = (auth: Auth.Auth["Service"]) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    return yield* auth
-      .ownerOf(request.headers.authorization)
-      .pipe(
-        Effect.mapError((refused) =>
-          refused.status === 503
-            ? { code: "unavailable", message: refused.message, retryable: true }
-            : { code: "unauthorized", message: refused.message, retryable: false }
-        )
-      )
+    const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
+    if (owner._tag === "Success") return owner.success
+    return yield* Effect.fail(
+      owner.failure.status === 503
+        ? { code: "unavailable", message: owner.failure.message, retryable: true }
+        : { code: "unauthorized", message: owner.failure.message, retryable: false }
+    )
   })
 
 /** The REST API's tool port, on the same tool dispatch as MCP. */
-const toolsLayer = Layer.effect(
-  RestApi.Tools,
-  Effect.map(Effect.all([Effect.context<AwarenessResolver.AwarenessResolver>(), Auth.Auth]), ([context, auth]) =>
-    RestApi.Tools.of({
-      owner: requestOwner(auth),
-      call: (name, params) => Effect.provideContext(callTool(name, params), context),
-      tools: catalogue
-    })
+const toolsLayer = () =>
+  Layer.effect(
+    RestApi.Tools,
+    Effect.map(Effect.all([Effect.context<AwarenessResolver.AwarenessResolver>(), Auth.Auth]), ([context, auth]) =>
+      RestApi.Tools.of({
+        owner: requestOwner(auth),
+        call: (name, params) => Effect.provideContext(callTool(name, params), context),
+        tools: catalogue
+      })
+    )
   )
-)
 
 /**
- * The SLOP endpoint: the upgrade's token (header, subprotocol or `token` query parameter) picks the owner's tree.
- * (The global auth middleware has already refused upgrades without a valid token, with its challenge.)
+ * The SLOP endpoint: the upgrade's token (header, subprotocol or `token` query parameter) picks the owner's tree. (The
+ * global auth middleware has already refused upgrades without a valid token, with its challenge.)
  */
-const slopLayer = Layer.unwrap(
-  Effect.map(Effect.all([LiveTree.LiveTree, Auth.Auth]), ([live, auth]) =>
-    SlopServer.layer({
-      path: "/slop",
-      resolve: (request) =>
-        Effect.gen(function* () {
-          const token = SlopServer.bearerToken(request)
-          const owner = yield* auth
-            .ownerOf(token === undefined ? undefined : `Bearer ${token}`)
-            .pipe(Effect.mapError((refused) => new SlopServer.Unauthorized({ message: refused.message })))
-          return { owner, provider: yield* live.providerFor(owner) }
-        })
-    })
+const slopLayer = () =>
+  Layer.unwrap(
+    Effect.map(Effect.all([LiveTree.LiveTree, Auth.Auth]), ([live, auth]) =>
+      SlopServer.layer({
+        path: "/slop",
+        resolve: (request) =>
+          Effect.gen(function* () {
+            const token = SlopServer.bearerToken(request)
+            const owner = yield* Effect.result(auth.ownerOf(token === undefined ? undefined : `Bearer ${token}`))
+            if (owner._tag === "Failure") {
+              return yield* Effect.fail(new SlopServer.Unauthorized({ message: owner.failure.message }))
+            }
+            return { owner: owner.success, provider: yield* live.providerFor(owner.success) }
+          })
+      })
+    )
   )
-)
 
 /**
  * The edge routes (REST, SLOP, discovery, and the dashboard page with its JSON reads) for the router in context, over the `Backend` (wrapped so that every
@@ -103,10 +104,10 @@ export const layer = (settings: Settings, options: EdgeOptions = {}) =>
       maxBodyBytes: options.maxBodyBytes,
       rateLimit:
         (options.rateLimitPerMinute ?? 0) > 0 ? { requests: options.rateLimitPerMinute!, windowMs: 60_000 } : undefined
-    }).pipe(Layer.provide(toolsLayer)),
-    slopLayer,
+    }).pipe(Layer.provide(toolsLayer())),
+    slopLayer(),
     Discovery.layer({ id: "heed-awareness", name: "heed awareness", path: "/slop" }),
-    Dashboard.apiLayer,
+    Dashboard.apiLayer(),
     Dashboard.pageLayer({ assetsDir: settings.dashboardDir })
   ).pipe(Layer.provide(LiveTree.layer({ watchIntervalMs: settings.watchIntervalMs })))
 
