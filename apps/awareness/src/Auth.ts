@@ -120,7 +120,7 @@ const unavailable = (message: string) => new Refused({ status: 503, reason: "una
 const invalid = (message: string) => new Refused({ status: 401, reason: "invalid_token", message })
 const missing = new Refused({ status: 401, reason: "missing_token", message: "A valid bearer token is required." })
 
-const describe = (cause: unknown): string => {
+const describeCause = (cause: unknown): string => {
   if (cause instanceof Error) {
     const inner = (cause as { cause?: unknown }).cause
     return inner instanceof Error ? `${cause.message} (${inner.message})` : cause.message
@@ -184,7 +184,7 @@ class DiscoveryFailure extends Error {}
  */
 const refusalOf = (cause: unknown, oauth: OAuth): Refused => {
   if (!(cause instanceof Jose.errors.JOSEError))
-    return unavailable(`the issuer's keys could not be fetched: ${describe(cause)}`)
+    return unavailable(`the issuer's keys could not be fetched: ${describeCause(cause)}`)
   if (cause instanceof Jose.errors.JWTExpired) return invalid("The access token has expired.")
   if (cause instanceof Jose.errors.JWTClaimValidationFailed) {
     switch (cause.claim) {
@@ -246,7 +246,7 @@ const oauthVerifier = (oauth: OAuth, clockSkewSec: number) => {
         unavailable(
           cause instanceof DiscoveryFailure
             ? `The authorization server's metadata is unusable: ${cause.message}.`
-            : `The authorization server's metadata could not be fetched: ${describe(cause)}.`
+            : `The authorization server's metadata could not be fetched: ${describeCause(cause)}.`
         )
     }).pipe(
       Effect.flatMap((jwks) =>
