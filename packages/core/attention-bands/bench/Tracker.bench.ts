@@ -186,15 +186,15 @@ await Bench.run(
 // -------------------------------------------------------------------------------------------------- message path
 
 // 10k messages (1 in 10 a mention, the rest ambient) on n seeded and polled targets, with time moving on 10 ms per
-// message; CPU time of the main thread (process.threadCpuUsage: on a shared machine it does not count the time the
-// thread waited for a core) beside wall time. `uniform` picks every target
+// message; CPU time of the process (process.cpuUsage: on a shared machine it does not count the time spent waiting
+// for a core) beside wall time. `uniform` picks every target
 // with the same chance, so at 100k targets nearly every message touches state that is not in any CPU cache;
 // `zipf` picks target k with weight 1/k (a few busy channels, a long quiet tail), as chat traffic is spread. The
 // `Map.get only` rows are the floor of any tracker keyed by name: the one hash lookup each message needs.
 const MESSAGES = 10_000
 const ROUNDS = 30
-const threadCpuMs = (): number => {
-  const used = process.threadCpuUsage()
+const cpuMs = (): number => {
+  const used = process.cpuUsage()
   return (used.user + used.system) / 1000
 }
 
@@ -241,7 +241,7 @@ const messageRounds = (
   const cpu: Array<number> = []
   let now = 1
   for (let round = 0; round < ROUNDS; round++) {
-    const cpuStart = threadCpuMs()
+    const cpuStart = cpuMs()
     const start = performance.now()
     if (typeof subject === "function") {
       for (let i = round * MESSAGES; i < (round + 1) * MESSAGES; i++) subject(names[picks[i]!]!)
@@ -254,7 +254,7 @@ const messageRounds = (
       }
     }
     wall.push(performance.now() - start)
-    cpu.push(threadCpuMs() - cpuStart)
+    cpu.push(cpuMs() - cpuStart)
     if (subject instanceof ReferenceTracker) subject.transitions.length = 0
   }
   wall.sort((a, b) => a - b)

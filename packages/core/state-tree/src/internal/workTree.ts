@@ -2,6 +2,11 @@
  * The pipeline's working tree: Filter and Truncate fused into one walk that never descends below the depth limit,
  * stored as columns in pre-order (a subtree is contiguous: node `i`'s descendants are `i + 1 … i + desc[i]`).
  *
+ * A node at the depth limit is settled lazily: whether it is a depth stub and how many of its children the filter
+ * hides are needed only to show it or to count its tokens, and with a node budget most such nodes end up inside a
+ * collapsed subtree. Settling it reads every child (a cold read each on a tree nobody walked yet), so the walk
+ * leaves it to {@link settle}, which the view and the token costs call first.
+ *
  * @since 0.1.0
  * @internal
  */
@@ -33,6 +38,10 @@ export interface Work {
   readonly pinnedIn: Uint8Array
   /** the node or an ancestor is pinned */
   readonly underPin: Uint8Array
+  /** a node at the depth limit whose `kind` and `hidden` are not computed yet (see {@link settle}) */
+  readonly unsettled: Uint8Array
+  /** computes `kind` and `hidden` of an unsettled node */
+  readonly settleAt: (i: number) => void
   readonly size: number
   /** compaction candidates sorted by score, computed on first use */
   candidates?: Array<number>
@@ -44,17 +53,24 @@ export interface Work {
 // subscriptions of one provider rebuild); nodes are immutable, so a cached working tree never goes stale.
 const workCache = new WeakMap<Node, Map<string, Work>>()
 
-/** The working tree of `root` for a depth limit (`-1`: none) and an active filter, built once per root object. */
-export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined): Work => {
-  const key =
-    filter === undefined
-      ? `${maxDepth}`
-      : `${maxDepth}|${filter.min_salience}|${filter.types?.join("\u0000")}|${filter.keep_ancestors === true}`
+const workKey = (maxDepth: number, filter: Filter | undefined): string =>
+  filter === undefined
+    ? `${maxDepth}`
+    : `${maxDepth}|${filter.min_salience}|${filter.types?.join("\u0000")}|${filter.keep_ancestors === true}`
+
+const cacheOf = (root: Node): Map<string, Work> => {
   let byKey = workCache.get(root)
   if (byKey === undefined) {
     byKey = new Map()
     workCache.set(root, byKey)
   }
+  return byKey
+}
+
+/** The working tree of `root` for a depth limit (`-1`: none) and an active filter, built once per root object. */
+export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined): Work => {
+  const key = workKey(maxDepth, filter)
+  const byKey = cacheOf(root)
   let work = byKey.get(key)
   if (work === undefined) {
     work = new Builder(filter).build(root, maxDepth < 0 ? Infinity : maxDepth)
@@ -62,6 +78,22 @@ export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined
     byKey.set(key, work)
   }
   return work
+}
+
+/** Stores a working tree built elsewhere as `workFor`'s answer (tests: a reference builder's tree). */
+export const primeWork = (root: Node, maxDepth: number, filter: Filter | undefined, work: Work): void => {
+  cacheOf(root).set(workKey(maxDepth, filter), work)
+}
+
+/** Makes `kind[i]` and `hidden[i]` final: call it before reading them. */
+export const settle = (work: Work, i: number): void => {
+  if (work.unsettled[i] === 1) work.settleAt(i)
+}
+
+/** Settles every node (for token costs, which read every node's kind). */
+export const settleAll = (work: Work): void => {
+  const unsettled = work.unsettled
+  for (let i = 0; i < work.size; i++) if (unsettled[i] === 1) work.settleAt(i)
 }
 
 /** The working-tree indices of node `i`'s children. */
@@ -98,6 +130,7 @@ class Builder {
   hidden = new Int32Array(this.capacity)
   pinnedIn = new Uint8Array(this.capacity)
   underPin = new Uint8Array(this.capacity)
+  unsettled = new Uint8Array(this.capacity)
   readonly min: number | undefined
   readonly types: ReadonlySet<string> | undefined
   readonly active: boolean
@@ -131,8 +164,10 @@ class Builder {
   build(root: Node, maxDepth: number): Work {
     this.visit(root, maxDepth, 0, -1, FULL, false)
     const size = this.src.length
+    const unsettled = this.unsettled.subarray(0, size)
+    const src = this.src
     return {
-      src: this.src,
+      src,
       kind: this.kind.subarray(0, size),
       parent: this.parent.subarray(0, size),
       depth: this.depth.subarray(0, size),
@@ -141,6 +176,12 @@ class Builder {
       desc: this.desc.subarray(0, size),
       pinnedIn: this.pinnedIn.subarray(0, size),
       underPin: this.underPin.subarray(0, size),
+      unsettled,
+      settleAt: (i) => {
+        unsettled[i] = 0
+        const children = src[i]!.children
+        if (children && children.length > 0) this.stub(i, children)
+      },
       size,
       costs: new Map()
     }
@@ -154,9 +195,10 @@ class Builder {
     if (below) this.underPin[index] = 1
     const children = node.children
     let holdsPin = pinned
-    if (children && children.length > 0) {
-      if (remaining <= 0) this.stub(index, children)
-      else if (this.visitChildren(index, children, remaining - 1, level + 1, below)) holdsPin = true
+    if (remaining <= 0) {
+      if (children !== undefined) this.unsettled[index] = 1
+    } else if (children && children.length > 0) {
+      if (this.visitChildren(index, children, remaining - 1, level + 1, below)) holdsPin = true
     }
     if (holdsPin) this.pinnedIn[index] = 1
     return holdsPin
@@ -175,6 +217,7 @@ class Builder {
       this.hidden = grow(this.hidden, capacity)
       this.pinnedIn = grow(this.pinnedIn, capacity)
       this.underPin = grow(this.underPin, capacity)
+      this.unsettled = grow(this.unsettled, capacity)
     }
     this.src.push(node)
     this.kind[index] = k
@@ -183,7 +226,8 @@ class Builder {
     return index
   }
 
-  /** A node at the depth limit: a depth stub when any child would be visible, counting the hidden ones. */
+  /** A node at the depth limit: a depth stub when any child would be visible, counting the hidden ones (the kind and
+   * the hidden count of a node at the limit are written only here, when {@link settle} asks). */
   stub(index: number, children: ReadonlyArray<Node>): void {
     let visible = children.length
     if (this.active) {
