@@ -113,24 +113,39 @@ export const rootKids = (work: Work, range: Range | undefined): Array<number> =>
   return range === undefined ? kids : kids.slice(range[0], range[1])
 }
 
-const grow = <A extends Int32Array | Uint8Array>(array: A, capacity: number): A => {
-  const next = new (array.constructor as new (length: number) => A)(capacity)
-  next.set(array)
-  return next
+/** The columns of a builder with room for `capacity` nodes, all in one buffer (one allocation, not nine). */
+const columns = (capacity: number) => {
+  const buffer = new ArrayBuffer(capacity * 24)
+  let offset = 0
+  const ints = () => {
+    const column = new Int32Array(buffer, offset, capacity)
+    offset += capacity * 4
+    return column
+  }
+  const bytes = () => {
+    const column = new Uint8Array(buffer, offset, capacity)
+    offset += capacity
+    return column
+  }
+  return {
+    parent: ints(),
+    depth: ints(),
+    childCount: ints(),
+    desc: ints(),
+    hidden: ints(),
+    kind: bytes(),
+    pinnedIn: bytes(),
+    underPin: bytes(),
+    unsettled: bytes()
+  }
 }
+
+type Columns = ReturnType<typeof columns>
 
 class Builder {
   readonly src: Array<Node> = []
   capacity = 1024
-  kind = new Uint8Array(this.capacity)
-  parent = new Int32Array(this.capacity)
-  depth = new Int32Array(this.capacity)
-  childCount = new Int32Array(this.capacity)
-  desc = new Int32Array(this.capacity)
-  hidden = new Int32Array(this.capacity)
-  pinnedIn = new Uint8Array(this.capacity)
-  underPin = new Uint8Array(this.capacity)
-  unsettled = new Uint8Array(this.capacity)
+  c: Columns = columns(this.capacity)
   readonly min: number | undefined
   readonly types: ReadonlySet<string> | undefined
   readonly active: boolean
@@ -164,18 +179,18 @@ class Builder {
   build(root: Node, maxDepth: number): Work {
     this.visit(root, maxDepth, 0, -1, FULL, false)
     const size = this.src.length
-    const unsettled = this.unsettled.subarray(0, size)
+    const unsettled = this.c.unsettled.subarray(0, size)
     const src = this.src
     return {
       src,
-      kind: this.kind.subarray(0, size),
-      parent: this.parent.subarray(0, size),
-      depth: this.depth.subarray(0, size),
-      childCount: this.childCount.subarray(0, size),
-      hidden: this.hidden.subarray(0, size),
-      desc: this.desc.subarray(0, size),
-      pinnedIn: this.pinnedIn.subarray(0, size),
-      underPin: this.underPin.subarray(0, size),
+      kind: this.c.kind.subarray(0, size),
+      parent: this.c.parent.subarray(0, size),
+      depth: this.c.depth.subarray(0, size),
+      childCount: this.c.childCount.subarray(0, size),
+      hidden: this.c.hidden.subarray(0, size),
+      desc: this.c.desc.subarray(0, size),
+      pinnedIn: this.c.pinnedIn.subarray(0, size),
+      underPin: this.c.underPin.subarray(0, size),
       unsettled,
       settleAt: (i) => {
         unsettled[i] = 0
@@ -192,15 +207,15 @@ class Builder {
     const index = this.push(node, level, up, k)
     const pinned = node.meta?.pinned === true
     const below = pinnedAbove || pinned
-    if (below) this.underPin[index] = 1
+    if (below) this.c.underPin[index] = 1
     const children = node.children
     let holdsPin = pinned
     if (remaining <= 0) {
-      if (children !== undefined) this.unsettled[index] = 1
+      if (children !== undefined) this.c.unsettled[index] = 1
     } else if (children && children.length > 0) {
       if (this.visitChildren(index, children, remaining - 1, level + 1, below)) holdsPin = true
     }
-    if (holdsPin) this.pinnedIn[index] = 1
+    if (holdsPin) this.c.pinnedIn[index] = 1
     return holdsPin
   }
 
@@ -208,21 +223,14 @@ class Builder {
     const index = this.src.length
     if (index === this.capacity) {
       this.capacity *= 2
-      const capacity = this.capacity
-      this.kind = grow(this.kind, capacity)
-      this.parent = grow(this.parent, capacity)
-      this.depth = grow(this.depth, capacity)
-      this.childCount = grow(this.childCount, capacity)
-      this.desc = grow(this.desc, capacity)
-      this.hidden = grow(this.hidden, capacity)
-      this.pinnedIn = grow(this.pinnedIn, capacity)
-      this.underPin = grow(this.underPin, capacity)
-      this.unsettled = grow(this.unsettled, capacity)
+      const next = columns(this.capacity)
+      for (const name of Object.keys(next) as Array<keyof Columns>) next[name].set(this.c[name])
+      this.c = next
     }
     this.src.push(node)
-    this.kind[index] = k
-    this.parent[index] = up
-    this.depth[index] = level
+    this.c.kind[index] = k
+    this.c.parent[index] = up
+    this.c.depth[index] = level
     return index
   }
 
@@ -237,8 +245,8 @@ class Builder {
         if (this.passes(child) || (this.keepAncestors && this.hasMatch(child))) visible++
       }
     }
-    this.hidden[index] = children.length - visible
-    if (visible > 0) this.kind[index] = STUB
+    this.c.hidden[index] = children.length - visible
+    if (visible > 0) this.c.kind[index] = STUB
   }
 
   visitChildren(index: number, children: ReadonlyArray<Node>, remaining: number, level: number, below: boolean) {
@@ -258,9 +266,9 @@ class Builder {
       if (this.visit(child, remaining, level, index, k, below)) holdsPin = true
       kept++
     }
-    this.hidden[index] = dropped
-    this.childCount[index] = kept
-    this.desc[index] = this.src.length - index - 1
+    this.c.hidden[index] = dropped
+    this.c.childCount[index] = kept
+    this.c.desc[index] = this.src.length - index - 1
     return holdsPin
   }
 }
