@@ -7,6 +7,7 @@
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { Limits } from "@heed/collator"
 import { SlopServer } from "@heed/http"
 import { AwarenessMcp, AwarenessResolver, ToolError } from "@heed/mcp"
 import * as Clock from "effect/Clock"
@@ -207,7 +208,11 @@ export const layerHttp = (
   startedAt: number,
   onServer: (server: HttpNodeServer) => void = () => undefined
 ) =>
-  HttpRouter.serve(httpApp(settings, startedAt), { disableLogger: true }).pipe(
+  // Path parameters (a REST `source`) as long as an identifier may be, so the tool's length check answers.
+  HttpRouter.serve(httpApp(settings, startedAt), {
+    disableLogger: true,
+    routerConfig: { maxParamLength: 4 * Limits.maxIdentifierLength }
+  }).pipe(
     Layer.provideMerge(
       NodeHttpServer.layer(
         () => {
