@@ -74,6 +74,8 @@ const slopLayer = (settings: Settings) =>
     Effect.map(LiveTree.LiveTree, (live) =>
       SlopServer.layer({
         path: "/slop",
+        maxConnections: settings.maxSlopConnections,
+        maxConnectionsPerOwner: settings.maxSlopConnectionsPerOwner,
         resolve: (request) =>
           Effect.gen(function* () {
             const token = SlopServer.bearerToken(request)

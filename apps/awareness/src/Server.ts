@@ -166,6 +166,8 @@ export const httpApp = (settings: Settings, startedAt: number) =>
           maxBodyBytes: settings.maxBodyBytes,
           sessionIdleMs: settings.sessionIdleMs,
           maxSessions: settings.maxSessions,
+          maxSessionsPerOwner: settings.maxSessionsPerOwner,
+          ownerOf: (authorization, nowMs) => ownerOf(settings, authorization, Math.floor(nowMs / 1000)),
           maxResponseBytes: settings.maxResponseBytes,
           audienceOf: (authorization, nowMs) => {
             const owner = ownerOf(settings, authorization, Math.floor(nowMs / 1000))

@@ -4,16 +4,20 @@
  * (PGlite) and, where the store's own limits matter, on PostgreSQL too.
  */
 
+import { get as httpGet } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Limits } from "@heed/collator"
 import { SlopClient } from "@heed/http"
 import type { Message } from "@heed/state-tree"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Socket from "effect/socket/Socket"
 import type * as Backend from "../src/Backend.ts"
+import type { Settings } from "../src/Settings.ts"
+import * as Token from "../src/Token.ts"
 import { callTool, connectHttp, ok, postgresReachable, settingsFor, startHttp } from "./harness.ts"
 import { mirrorOf, send } from "./slop.ts"
 
@@ -288,6 +292,125 @@ describe("hardening: bodies, parameters and replies", () => {
         assert.strictEqual(answer._tag, "Some")
         const error = answer._tag === "Some" ? (answer.value as Message.ErrorMessage) : undefined
         assert.deepStrictEqual([error?.id, error?.error.code], ["never-subscribed", "not_found"])
+      }).pipe(Effect.provide(sockets)),
+    60_000
+  )
+})
+
+describe("hardening: each owner gets a fair share of sessions and connections", () => {
+  const memory = { _tag: "embedded", dataDir: "memory://" } as const
+  const secret = "fair-share-secret-0123456789"
+  const tokenFor = (sub: string) =>
+    Token.sign({ sub, secret, nowSec: Math.floor(Date.now() / 1000), expiresInSec: 3600 })
+  const withAuth = (overrides: Partial<Settings> = {}) =>
+    settingsFor({ authRequired: true, secret: Option.some(Redacted.make(secret)), ...overrides })
+
+  const mcp = (base: string, token: string, body: unknown, session?: string) =>
+    Effect.promise(async () => {
+      const response = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${token}`,
+          ...(session === undefined ? {} : { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
+        },
+        body: JSON.stringify(body)
+      })
+      return {
+        status: response.status,
+        session: response.headers.get("mcp-session-id") ?? "",
+        text: await response.text()
+      }
+    })
+  const initialize = (base: string, token: string) =>
+    mcp(base, token, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } }
+    })
+  const ping = (base: string, token: string, session: string) =>
+    Effect.map(mcp(base, token, { jsonrpc: "2.0", id: 2, method: "ping" }, session), (reply) => reply.status)
+
+  it.live(
+    "MCP: one owner holding every session never blocks another; a per-owner cap answers 429",
+    () =>
+      Effect.gen(function* () {
+        const { base, url } = yield* startHttp(withAuth({ maxSessions: 4 }), memory)
+        const alice = tokenFor("alice")
+        const hers: Array<string> = []
+        for (let i = 0; i < 4; i++) {
+          const reply = yield* initialize(base, alice)
+          assert.strictEqual(reply.status, 200)
+          hers.push(reply.session)
+        }
+        // the server is full of alice's sessions: bob still gets in (the official SDK client), with his own data
+        const bob = yield* connectHttp(url, tokenFor("bob"))
+        const status = yield* ok(bob, "get_stats", {})
+        assert.strictEqual(status.total, 0)
+        // alice's least recently used session made room; her others still work
+        assert.strictEqual(yield* ping(base, alice, hers[0]!), 404)
+        for (const session of hers.slice(1)) assert.strictEqual(yield* ping(base, alice, session), 200)
+        // alice (3) holding more than bob (1) cannot take his place, and gets a clear 503
+        const refused = yield* initialize(base, alice)
+        assert.strictEqual(refused.status, 503)
+        assert.include(refused.text, "HEED_MAX_SESSIONS")
+
+        const capped = yield* startHttp(withAuth({ maxSessions: 10, maxSessionsPerOwner: 2 }), memory)
+        for (let i = 0; i < 2; i++) assert.strictEqual((yield* initialize(capped.base, alice)).status, 200)
+        const third = yield* initialize(capped.base, alice)
+        assert.strictEqual(third.status, 429)
+        assert.include(third.text, "HEED_MAX_SESSIONS_PER_OWNER")
+        assert.strictEqual((yield* initialize(capped.base, tokenFor("bob"))).status, 200)
+      }),
+    60_000
+  )
+
+  it.live(
+    "SLOP: one owner holding every connection never blocks another; a per-owner cap answers 429",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* startHttp(withAuth({ maxSlopConnections: 3 }), memory)
+        const alice = tokenFor("alice")
+        for (let i = 0; i < 3; i++) yield* SlopClient.make({ url: slopUrl(base), token: alice })
+        // bob connects and is served his own tree while alice holds every connection
+        const bob = yield* mirrorOf(slopUrl(base), tokenFor("bob"))
+        const tree = yield* bob.consumer.query({ depth: 1 })
+        assert.isDefined(tree)
+        // alice (2) holding more than bob (1) cannot take his place
+        const refused = yield* Effect.exit(SlopClient.make({ url: slopUrl(base), token: alice }))
+        assert.isTrue(Exit.isFailure(refused))
+
+        const capped = yield* startHttp(withAuth({ maxSlopConnectionsPerOwner: 2 }), memory)
+        // a refused upgrade's status, read with node's own client (fetch will not send an upgrade)
+        const upgrade = (token: string) =>
+          Effect.promise(
+            () =>
+              new Promise<number>((resolve, reject) => {
+                const request = httpGet(`${capped.base}/slop`, {
+                  headers: {
+                    connection: "Upgrade",
+                    upgrade: "websocket",
+                    "sec-websocket-version": "13",
+                    "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+                    authorization: `Bearer ${token}`
+                  }
+                })
+                request.on("response", (response) => {
+                  response.resume()
+                  resolve(response.statusCode ?? 0)
+                })
+                request.on("upgrade", (_response, socket) => {
+                  socket.destroy()
+                  resolve(101)
+                })
+                request.on("error", reject)
+              })
+          )
+        for (let i = 0; i < 2; i++) yield* SlopClient.make({ url: slopUrl(capped.base), token: alice })
+        assert.strictEqual(yield* upgrade(alice), 429)
+        yield* SlopClient.make({ url: slopUrl(capped.base), token: tokenFor("bob") })
       }).pipe(Effect.provide(sockets)),
     60_000
   )
