@@ -311,7 +311,7 @@ const holdings = (sessions: ReadonlyMap<string, { readonly owner: string }>): Ma
  * The session to end so that `owner` gets its fair share of a full server: the least recently used session of the
  * owner holding the most, when that owner holds at least two more than `owner` does; else none.
  */
-export const fairShareVictim = <S extends { readonly owner: string; readonly lastSeen: number }>(
+const fairShareVictim = <S extends { readonly owner: string; readonly lastSeen: number }>(
   sessions: ReadonlyMap<string, S>,
   owner: string
 ): string | undefined => {
