@@ -42,7 +42,7 @@ export interface Options {
    * one owner never locks the others out; otherwise it gets 503.
    */
   readonly maxSessions: number
-  /** The most sessions one owner may hold (default: `maxSessions`); an `initialize` beyond it gets 429. */
+  /** The most sessions one owner may hold (default: no cap of its own); an `initialize` beyond it gets 429. */
   readonly maxSessionsPerOwner?: number | undefined
   /** The owner of a request, from its `Authorization` header at `nowMs` (default: everyone is one owner). */
   readonly ownerOf?: ((authorization: string | undefined, nowMs: number) => string | undefined) | undefined
@@ -350,9 +350,8 @@ const initialize = Effect.fnUntraced(function* (
   yield* sweep(g, request, now)
   const wallMs = yield* Clock.currentTimeMillis
   const owner = g.options.ownerOf?.(request.headers.authorization, wallMs) ?? ""
-  const perOwner = g.options.maxSessionsPerOwner ?? g.options.maxSessions
-  const held = holdings(g.sessions).get(owner) ?? 0
-  if (held >= perOwner) {
+  const perOwner = g.options.maxSessionsPerOwner
+  if (perOwner !== undefined && (holdings(g.sessions).get(owner) ?? 0) >= perOwner) {
     return rpcError(
       429,
       id,

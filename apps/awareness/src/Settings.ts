@@ -4,8 +4,8 @@
  * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
- * (1000), `HEED_MAX_SESSIONS_PER_OWNER` (default: `HEED_MAX_SESSIONS`), `HEED_MAX_SLOP_CONNECTIONS` (1024),
- * `HEED_MAX_SLOP_CONNECTIONS_PER_OWNER` (default: `HEED_MAX_SLOP_CONNECTIONS`), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
+ * (1000), `HEED_MAX_SESSIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_SLOP_CONNECTIONS` (1024),
+ * `HEED_MAX_SLOP_CONNECTIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
  * page; default the app's `dist/web`) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
@@ -47,11 +47,11 @@ export interface Settings {
   readonly sessionIdleMs: number
   /** The most MCP sessions open at once (at the cap, each owner gets a fair share; see `McpGuard`). */
   readonly maxSessions: number
-  /** The most MCP sessions one owner may hold (default: `maxSessions`). */
+  /** The most MCP sessions one owner may hold (default: no cap of its own; the fair share still applies). */
   readonly maxSessionsPerOwner?: number | undefined
   /** The most SLOP WebSocket connections open at once (default 1,024; each owner gets a fair share). */
   readonly maxSlopConnections?: number | undefined
-  /** The most SLOP WebSocket connections one owner may hold (default: `maxSlopConnections`). */
+  /** The most SLOP WebSocket connections one owner may hold (default: no cap of its own). */
   readonly maxSlopConnectionsPerOwner?: number | undefined
   /** The largest MCP reply, in bytes (a larger tool result becomes a `response_too_large` error). */
   readonly maxResponseBytes: number
