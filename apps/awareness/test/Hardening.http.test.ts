@@ -101,7 +101,7 @@ describe.each(stores)("hardening on %s", (_name, store, reachable) => {
           200
         )
       }),
-    60_000
+    120_000
   )
 
   it.live.skipIf(!reachable)(
@@ -129,7 +129,7 @@ describe.each(stores)("hardening on %s", (_name, store, reachable) => {
         assert.strictEqual(alerts.status, 200)
         assert.notProperty(alerts.body.entries[0].data, "diagnostics")
       }),
-    60_000
+    120_000
   )
 })
 
@@ -172,7 +172,7 @@ describe("hardening: bodies, parameters and replies", () => {
         assert.strictEqual(everything.status, 200)
         assert.isFalse((yield* send(base, "GET", "/v1/briefing")).body.attention_needed)
       }),
-    60_000
+    120_000
   )
 
   it.live(
@@ -218,7 +218,7 @@ describe("hardening: bodies, parameters and replies", () => {
         const stranger = yield* send(base, "POST", "/v1/status?verbose=1", { source: "s", tags: [], metrics: {} })
         assert.deepStrictEqual(shape(stranger), [400, true, "invalid_parameter", "verbose"])
       }),
-    60_000
+    120_000
   )
 
   it.live(
@@ -258,7 +258,7 @@ describe("hardening: bodies, parameters and replies", () => {
         const bad = yield* send(base, "GET", "/v1/briefing?format=txt")
         assert.deepStrictEqual([bad.status, bad.body.parameter, bad.body.suggestion], [400, "format", "text"])
       }),
-    60_000
+    120_000
   )
 
   it.live(
@@ -293,7 +293,7 @@ describe("hardening: bodies, parameters and replies", () => {
         const error = answer._tag === "Some" ? (answer.value as Message.ErrorMessage) : undefined
         assert.deepStrictEqual([error?.id, error?.error.code], ["never-subscribed", "not_found"])
       }).pipe(Effect.provide(sockets)),
-    60_000
+    120_000
   )
 })
 
@@ -364,7 +364,7 @@ describe("hardening: each owner gets a fair share of sessions and connections", 
         assert.include(third.text, "HEED_MAX_SESSIONS_PER_OWNER")
         assert.strictEqual((yield* initialize(capped.base, tokenFor("bob"))).status, 200)
       }),
-    60_000
+    120_000
   )
 
   it.live(
@@ -412,6 +412,6 @@ describe("hardening: each owner gets a fair share of sessions and connections", 
         assert.strictEqual(yield* upgrade(alice), 429)
         yield* SlopClient.make({ url: slopUrl(capped.base), token: tokenFor("bob") })
       }).pipe(Effect.provide(sockets)),
-    60_000
+    120_000
   )
 })
