@@ -78,6 +78,8 @@ const slopLayer = () =>
     Effect.map(Effect.all([LiveTree.LiveTree, Auth.Auth]), ([live, auth]) =>
       SlopServer.layer({
         path: "/slop",
+        maxConnections: settings.maxSlopConnections,
+        maxConnectionsPerOwner: settings.maxSlopConnectionsPerOwner,
         resolve: (request) =>
           Effect.gen(function* () {
             const token = SlopServer.bearerToken(request)

@@ -7,6 +7,7 @@
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { Limits } from "@heed/collator"
 import { SlopServer } from "@heed/http"
 import { AwarenessMcp, AwarenessResolver, ToolError } from "@heed/mcp"
 import * as Clock from "effect/Clock"
@@ -221,6 +222,8 @@ export const httpApp = (settings: Settings, startedAt: number) =>
           maxBodyBytes: settings.maxBodyBytes,
           sessionIdleMs: settings.sessionIdleMs,
           maxSessions: settings.maxSessions,
+          maxSessionsPerOwner: settings.maxSessionsPerOwner,
+          ownerOf: (authorization, nowMs) => ownerOf(settings, authorization, Math.floor(nowMs / 1000)),
           maxResponseBytes: settings.maxResponseBytes,
           audienceOf: (authorization) =>
             auth.ownerOf(authorization).pipe(
@@ -268,7 +271,11 @@ export const layerHttp = (
   startedAt: number,
   onServer: (server: HttpNodeServer) => void = () => undefined
 ) =>
-  HttpRouter.serve(httpApp(settings, startedAt), { disableLogger: true }).pipe(
+  // Path parameters (a REST `source`) as long as an identifier may be, so the tool's length check answers.
+  HttpRouter.serve(httpApp(settings, startedAt), {
+    disableLogger: true,
+    routerConfig: { maxParamLength: 4 * Limits.maxIdentifierLength }
+  }).pipe(
     Layer.provideMerge(
       NodeHttpServer.layer(
         () => {

@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { IntentionState } from "../Entry.ts"
+import * as Limits from "../Limits.ts"
 import * as P from "./params.ts"
 import { DeleteReply, entryType, languageField, learnedFromField, ok, optional, required, tool } from "./toolDefs.ts"
 
@@ -26,7 +27,7 @@ export const ReportStatus = tool("report_status", {
     tags: required(P.tags, "Tags for the source."),
     metrics: required(P.object, "Current metrics (numbers, strings)."),
     inventory: optional(P.object, "Optional inventory (containers, disks, …)."),
-    ttl_sec: optional(P.integer(1), "Seconds until the source counts as stale.", 120),
+    ttl_sec: optional(P.integer(1, Limits.maxTtlSec), "Seconds until the source counts as stale.", 120),
     headline: optional(P.string, "heed: an informational headline shown for the source while it is ok.")
   },
   success: ok({ source: Schema.String }),
@@ -126,7 +127,7 @@ export const AddContext = tool("add_context", {
     source: required(P.requiredString, "Where the context belongs."),
     tags: required(P.tags, "Tags."),
     description: required(P.requiredString, "The context."),
-    expires_days: optional(P.integer(1), "Days until it expires (minimum 1).", 30),
+    expires_days: optional(P.integer(1, Limits.maxExpiresDays), "Days until it expires (minimum 1).", 30),
     language: languageField
   },
   success: ok({ expires: Schema.String })
@@ -167,9 +168,10 @@ export const SuppressAlert = tool("suppress_alert", {
   title: "Suppress alerts",
   description:
     "Silence matching alerts for duration_minutes (use this, not memory edits). Matches by source " +
-    "(omit for all), metric and tags; with escalation_override a more severe alert still breaks through.",
+    "('*' for every source), metric and tags (give at least one); with escalation_override a more severe alert " +
+    "still breaks through.",
   parameters: {
-    source: optional(P.string, "Only alerts from this source (omit for every source)."),
+    source: optional(P.string, "Only alerts from this source; '*' for every source."),
     tags: optional(P.tags, "Alerts matching any of these tags (or mentioning them)."),
     metric: optional(P.string, "Only alerts about this metric."),
     level: optional(P.literals(["warning", "critical"]), "Suppress up to this level.", "warning"),
@@ -177,7 +179,11 @@ export const SuppressAlert = tool("suppress_alert", {
       P.literals(["warning", "critical"]).annotate({ [P.hiddenKey]: true }),
       "Alias of level (the name the entry stores it under)."
     ),
-    duration_minutes: optional(P.integer(1), "Minutes until the suppression expires (at least 1).", 60),
+    duration_minutes: optional(
+      P.integer(1, Limits.maxDurationMinutes),
+      "Minutes until the suppression expires (at least 1, at most ten years).",
+      60
+    ),
     escalation_override: optional(P.boolean, "Let a more severe alert break through.", true),
     reason: optional(P.string, "Why (shown in get_suppressions).", ""),
     time_intervals: optional(
