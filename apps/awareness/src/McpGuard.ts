@@ -44,8 +44,11 @@ export interface Options {
   readonly maxSessions: number
   /** The most sessions one owner may hold (default: no cap of its own); an `initialize` beyond it gets 429. */
   readonly maxSessionsPerOwner?: number | undefined
-  /** The owner of a request, from its `Authorization` header at `nowMs` (default: everyone is one owner). */
-  readonly ownerOf?: ((authorization: string | undefined, nowMs: number) => string | undefined) | undefined
+  /**
+   * The owner of a request, from its `Authorization` header (default: everyone is one owner). An Effect, because
+   * verifying a token may fetch the issuer's keys (OAuth); `undefined` counts as one anonymous owner.
+   */
+  readonly ownerOf?: ((authorization: string | undefined) => Effect.Effect<string | undefined>) | undefined
   /**
    * The largest reply sent, in bytes; a larger tool result becomes a `response_too_large` tool error asking for a
    * smaller page (default 4 MiB).
@@ -348,8 +351,8 @@ const initialize = Effect.fnUntraced(function* (
   now: number
 ) {
   yield* sweep(g, request, now)
-  const wallMs = yield* Clock.currentTimeMillis
-  const owner = g.options.ownerOf?.(request.headers.authorization, wallMs) ?? ""
+  const owner =
+    (g.options.ownerOf === undefined ? undefined : yield* g.options.ownerOf(request.headers.authorization)) ?? ""
   const perOwner = g.options.maxSessionsPerOwner
   if (perOwner !== undefined && (holdings(g.sessions).get(owner) ?? 0) >= perOwner) {
     return rpcError(

@@ -223,7 +223,8 @@ export const httpApp = (settings: Settings, startedAt: number) =>
           sessionIdleMs: settings.sessionIdleMs,
           maxSessions: settings.maxSessions,
           maxSessionsPerOwner: settings.maxSessionsPerOwner,
-          ownerOf: (authorization, nowMs) => ownerOf(settings, authorization, Math.floor(nowMs / 1000)),
+          // The same owner as every other surface's (HS256 or OAuth), so the per-owner caps hold in both modes.
+          ownerOf: (authorization) => auth.ownerOf(authorization).pipe(Effect.orElseSucceed(() => undefined)),
           maxResponseBytes: settings.maxResponseBytes,
           audienceOf: (authorization) =>
             auth.ownerOf(authorization).pipe(
