@@ -383,6 +383,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         if (tree === undefined || tree === app.lastChecked) return
         const previous = app.lastChecked
         app.lastChecked = tree
+        Turns.prepare(turns, { id, name: app.name, tree })
         if (options.onTreeChanged !== undefined) yield* options.onTreeChanged(id)
         if (previous === undefined) return
         const changes = Budget.changesBetween(previous, tree)

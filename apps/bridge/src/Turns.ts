@@ -160,6 +160,23 @@ const prepared = (label: string): References.PreparedEffort => {
 }
 
 /**
+ * Prepares what the next injection will need of an app's new tree, when the tree arrives rather than when `inject`
+ * asks: the changes since the agent's last look, the tree's summary and its reference labels (each kept per tree, so
+ * the injection finds them ready).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const prepare = (turns: Turns, live: Live): void => {
+  const state = turns.apps.get(live.id)
+  const tree = live.tree
+  if (state === undefined || tree === undefined) return
+  Budget.summaryOf(tree)
+  if (state.lastInjected !== undefined) Budget.changesBetween(state.lastInjected, tree)
+  if (state.labels.tree !== tree) state.labels = { tree, efforts: effortsOf(live) }
+}
+
+/**
  * The planner's views of the live apps. With a `prompt`, the apps it refers to are referenced first (a turn in
  * progress). Returns the views and the trees the agent will have seen once they are injected (collapsed apps keep
  * their last seen tree, so that on expansion the digest covers everything they missed).
