@@ -260,19 +260,29 @@ const live = ({ args, label, optimizeForSize }: Variant, index: number) =>
 
 const built = fs.existsSync(join(appDir, "dist", "main.js"))
 if (!built) console.log("bridge bench: dist/main.js is missing (run ./heed build), so the built bridge is not measured")
+// as bin/heed-bridge and ./heed bridge run it: a young generation of 1 MB semi-spaces
+const young = "--max-semi-space-size=1"
+const sources = ["--conditions=@heed/source", "src/main.ts"]
 const variants: ReadonlyArray<Variant> = [
   ...(built
     ? [
-        { label: "built, node dist/main.js", args: ["dist/main.js"], optimizeForSize: false },
-        { label: "built, node dist/main.js", args: ["dist/main.js"], optimizeForSize: true }
+        { label: `built, node ${young} dist/main.js`, args: [young, "dist/main.js"], optimizeForSize: false },
+        { label: `built, node ${young} dist/main.js`, args: [young, "dist/main.js"], optimizeForSize: true }
       ]
     : []),
-  { label: "from sources, src/main.ts", args: ["--conditions=@heed/source", "src/main.ts"], optimizeForSize: false },
-  { label: "from sources, src/main.ts", args: ["--conditions=@heed/source", "src/main.ts"], optimizeForSize: true }
+  {
+    label: `from sources, node ${young} src/main.ts (bin/heed-bridge)`,
+    args: [young, ...sources],
+    optimizeForSize: false
+  },
+  { label: "from sources, plain node src/main.ts", args: sources, optimizeForSize: false }
 ]
-for (let i = 0; i < variants.length; i++) {
+// HEED_BENCH_BRIDGE_ONLY=built (or =sources) runs only those
+const only = process.env.HEED_BENCH_BRIDGE_ONLY
+const chosen = variants.filter((variant) => only === undefined || only === "" || variant.label.includes(only))
+for (let i = 0; i < chosen.length; i++) {
   for (const file of fs.readdirSync(dir)) if (file.endsWith(".json")) fs.rmSync(join(dir, file))
-  await Effect.runPromise(live(variants[i]!, i).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+  await Effect.runPromise(live(chosen[i]!, i).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 }
 fs.rmSync(dir, { recursive: true, force: true })
 process.exit(0)
