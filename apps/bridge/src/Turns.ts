@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import type { Band } from "@heed/attention-bands"
-import { AttentionConfig, Tracker } from "@heed/attention-bands"
-import { References } from "@heed/decay"
+import * as AttentionConfig from "@heed/attention-bands/AttentionConfig"
+import * as Tracker from "@heed/attention-bands/Tracker"
+import * as References from "@heed/decay/References"
 import type { Node } from "@heed/state-tree"
 import * as Budget from "./Budget.ts"
 
