@@ -4,11 +4,14 @@
 //    and urgent-node recall (high and critical nodes present in the injected text).
 // 2. The real thing: the five apps served by heed's SlopServer over WebSocket in this process, discovered by a
 //    `heed-bridge serve` child process from a temporary HEED_SLOP_PROVIDER_DIRS; `inject` latency over the local
-//    socket (the 50 turns, then 150 more asks) and the bridge process's RSS.
+//    socket (the 50 turns, then 150 more asks), the bridge process's CPU time per turn and its RSS. The bridge runs
+//    as a user runs it, built (`./heed build`, then `node dist/main.js`; skipped with a reason when dist/ is
+//    missing), and from the TypeScript sources as `./heed bridge` runs it in the repository.
+// Wall times on a shared, loaded machine are mostly waiting for a core: every figure's case names the load average.
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:http"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -57,11 +60,15 @@ const perTurn: Array<{ turn: number; heed: number; full: number }> = []
 let urgentTotal = 0
 let urgentShown = 0
 const planMs: Array<number> = []
+const planCpuMs: Array<number> = []
 for (let i = 0; i < script.length; i++) {
   const { prompt, apps } = script[i]!
   const started = performance.now()
+  const cpu = process.cpuUsage()
   const plan = Turns.inject(turns, apps, prompt, i * 60)
+  const used = process.cpuUsage(cpu)
   planMs.push(performance.now() - started)
+  planCpuMs.push((used.user + used.system) / 1000)
   const full = apps.reduce((sum, app) => sum + fullOf(app.tree), 0)
   perTurn.push({ turn: i + 1, heed: plan.tokens, full })
   for (const app of apps) {
@@ -75,6 +82,7 @@ const heedTokens = perTurn.map((row) => row.heed)
 const fullTokensPerTurn = perTurn.map((row) => row.full)
 const mean = (values: ReadonlyArray<number>) => Math.round(values.reduce((a, b) => a + b, 0) / values.length)
 const planStats = stats(planMs.slice(1))
+const load = () => Math.round(loadavg()[0]! * 10) / 10
 Bench.record("bridge", [
   {
     name: "tokens per turn, 5 apps, 50 turns (heed vs full trees)",
@@ -88,7 +96,11 @@ Bench.record("bridge", [
       urgent_nodes: urgentTotal
     }
   },
-  { name: "plan one turn in process (Turns.inject)", figures: planStats }
+  { name: "plan one turn in process (Turns.inject), wall", figures: { ...planStats, load_avg: load() } },
+  {
+    name: "plan one turn in process (Turns.inject), CPU of the process",
+    figures: { ...stats(planCpuMs.slice(1)), load_avg: load() }
+  }
 ])
 // The issue's size: five apps of 10,000 nodes each, one leaf changing in each app before every turn (the rest of
 // each tree shared with the previous one, as a consumer's mirror shares what a patch does not touch).
@@ -165,16 +177,29 @@ const serveApp = (app: Scenario.App) =>
     return provider
   })
 
+/** A process's CPU time so far (user and system, ms; /proc counts in ticks of 10 ms). */
+const cpuOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const rssOf = (pid: number): number => {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-const live = (optimizeForSize: boolean) =>
+interface Variant {
+  readonly label: string
+  readonly args: ReadonlyArray<string>
+  readonly optimizeForSize: boolean
+}
+
+const live = ({ args, label, optimizeForSize }: Variant, index: number) =>
   Effect.gen(function* () {
-    const socket = join(dir, optimizeForSize ? "bridge-small.sock" : "bridge.sock")
+    const socket = join(dir, `bridge-${index}.sock`)
     const providers = yield* Effect.forEach(Scenario.appsAt(0), serveApp)
-    const child = spawn(process.execPath, ["--conditions=@heed/source", "src/main.ts", "serve", "--socket", socket], {
+    const child = spawn(process.execPath, [...args, "serve", "--socket", socket], {
       cwd: appDir,
       env: { ...process.env, HEED_SLOP_PROVIDER_DIRS: dir, HEED_OPTIMIZE_FOR_SIZE: optimizeForSize ? "1" : "0" },
       stdio: ["pipe", "ignore", "ignore"]
@@ -196,6 +221,7 @@ const live = (optimizeForSize: boolean) =>
     }
     const latencies: Array<number> = []
     const repeats: Array<number> = []
+    const cpuBefore = cpuOf(child.pid!)
     let overBudget = 0
     for (let i = 0; i < script.length; i++) {
       const { prompt, apps } = script[i]!
@@ -207,29 +233,56 @@ const live = (optimizeForSize: boolean) =>
       latencies.push(performance.now() - started)
       if (TokenCounter.countO200k(text.trimEnd()) > BUDGET) overBudget++
     }
+    const cpuPerTurn = (cpuOf(child.pid!) - cpuBefore) / script.length
     for (let i = 0; i < EXTRA_ASKS; i++) {
       const started = performance.now()
       yield* Effect.promise(() => InjectSocket.ask(socket, "anything new?"))
       repeats.push(performance.now() - started)
     }
     const rss = rssOf(child.pid!)
-    const mode = optimizeForSize ? ", HEED_OPTIMIZE_FOR_SIZE=1" : ""
+    const mode = `${label}${optimizeForSize ? ", HEED_OPTIMIZE_FOR_SIZE=1" : ""}`
     Bench.record("bridge", [
       {
-        name: `inject over the socket, the 50 scripted turns (bridge process, 5 WebSocket apps${mode})`,
-        figures: { ...stats(latencies), over_budget: overBudget }
+        name: `inject over the socket, the 50 scripted turns (bridge process ${mode}, 5 WebSocket apps)`,
+        figures: { ...stats(latencies), over_budget: overBudget, load_avg: load() }
       },
       {
-        name: `inject over the socket, ${EXTRA_ASKS} asks with nothing changed${mode}`,
-        figures: stats(repeats)
+        name: `bridge process CPU per scripted turn, patches included (ms, ${mode})`,
+        figures: { cpu_ms: Math.round(cpuPerTurn * 10) / 10, load_avg: load() }
       },
-      { name: `bridge process RSS after the run (MB${mode})`, figures: { rss_mb: Math.round(rss) } }
+      {
+        name: `inject over the socket, ${EXTRA_ASKS} asks with nothing changed (${mode})`,
+        figures: { ...stats(repeats), load_avg: load() }
+      },
+      { name: `bridge process RSS after the run (MB, ${mode})`, figures: { rss_mb: Math.round(rss) } }
     ])
   })
 
-for (const optimizeForSize of [false, true]) {
+const built = fs.existsSync(join(appDir, "dist", "main.js"))
+if (!built) console.log("bridge bench: dist/main.js is missing (run ./heed build), so the built bridge is not measured")
+// as bin/heed-bridge and ./heed bridge run it: a young generation of 1 MB semi-spaces
+const young = "--max-semi-space-size=1"
+const sources = ["--conditions=@heed/source", "src/main.ts"]
+const variants: ReadonlyArray<Variant> = [
+  ...(built
+    ? [
+        { label: `built, node ${young} dist/main.js`, args: [young, "dist/main.js"], optimizeForSize: false },
+        { label: `built, node ${young} dist/main.js`, args: [young, "dist/main.js"], optimizeForSize: true }
+      ]
+    : []),
+  {
+    label: `from sources, node ${young} src/main.ts (bin/heed-bridge)`,
+    args: [young, ...sources],
+    optimizeForSize: false
+  },
+  { label: "from sources, plain node src/main.ts", args: sources, optimizeForSize: false }
+]
+// HEED_BENCH_BRIDGE_ONLY=built (or =sources) runs only those
+const only = process.env.HEED_BENCH_BRIDGE_ONLY
+const chosen = variants.filter((variant) => only === undefined || only === "" || variant.label.includes(only))
+for (let i = 0; i < chosen.length; i++) {
   for (const file of fs.readdirSync(dir)) if (file.endsWith(".json")) fs.rmSync(join(dir, file))
-  await Effect.runPromise(live(optimizeForSize).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+  await Effect.runPromise(live(chosen[i]!, i).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 }
 fs.rmSync(dir, { recursive: true, force: true })
 process.exit(0)

@@ -6,8 +6,8 @@
  */
 import * as fs from "node:fs"
 import type { Band } from "@heed/attention-bands"
-import type { Discovery } from "@heed/http"
-import { SlopClient } from "@heed/http"
+import type * as Discovery from "@heed/http/Discovery"
+import * as SlopClient from "@heed/http/SlopClient"
 import { ProviderWatch, SlopStream } from "@heed/slop"
 import type { Message } from "@heed/state-tree"
 import { Consumer, Node, Pipeline, Render } from "@heed/state-tree"
@@ -383,6 +383,7 @@ export const make = (options: Options = {}): Effect.Effect<Bridge, never, Scope.
         if (tree === undefined || tree === app.lastChecked) return
         const previous = app.lastChecked
         app.lastChecked = tree
+        Turns.prepare(turns, { id, name: app.name, tree })
         if (options.onTreeChanged !== undefined) yield* options.onTreeChanged(id)
         if (previous === undefined) return
         const changes = Budget.changesBetween(previous, tree)

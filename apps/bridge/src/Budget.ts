@@ -118,7 +118,22 @@ export const bandWeights: Readonly<Record<Band.Band, number>> = { HOT: 8, WARM: 
 export const weightOf = (band: Band.Band, turnsSinceReference: number): number =>
   bandWeights[band] * (1 + 2 / (1 + Math.max(0, turnsSinceReference)))
 
-const count = TokenCounter.countO200k
+/**
+ * o200k counts of recent short texts (at most 2,048 characters, 2,048 of them): most lines of a turn (stubs, headings,
+ * digest and urgent lines) were counted on the turn before.
+ */
+const counts = new Map<string, number>()
+
+const count = (text: string): number => {
+  if (text.length > 2048) return TokenCounter.countO200k(text)
+  let tokens = counts.get(text)
+  if (tokens === undefined) {
+    tokens = TokenCounter.countO200k(text)
+    if (counts.size >= 2048) counts.clear()
+    counts.set(text, tokens)
+  }
+  return tokens
+}
 
 const isUrgent = (node: Node.Node): boolean => node.meta?.urgency === "high" || node.meta?.urgency === "critical"
 
@@ -354,7 +369,86 @@ const pathsOf = (view: Node.Node): ReadonlySet<string> => {
   return out
 }
 
-const viewOf = (tree: Node.Node, budget: number): View => {
+/**
+ * Upper bounds of what each candidate cut can show (salience squared, as {@link massOf}), kept per subtree object: a
+ * cut shows only nodes within its depth (one level more, for its stubs) or, filtered, the nodes at or above the
+ * filter's salience and their ancestors.
+ */
+interface Bounds {
+  readonly self: number
+  readonly full: number
+  /** mass within depth 0, 1, 2, 3 of this node */
+  readonly depths: readonly [number, number, number, number]
+  /** mass of the nodes at or above salience 0.5 (0.7) and their ancestors, and whether there is one */
+  readonly above5: number
+  readonly has5: boolean
+  readonly above7: number
+  readonly has7: boolean
+}
+
+const bounds = new WeakMap<Node.Node, Bounds>()
+
+const boundsOf = (node: Node.Node): Bounds => {
+  const cached = bounds.get(node)
+  if (cached !== undefined) return cached
+  const salience = node.meta?.salience ?? 0.5
+  const self = salience * salience
+  let full = self
+  let d1 = self
+  let d2 = self
+  let d3 = self
+  let above5 = 0
+  let above7 = 0
+  let has5 = salience >= 0.5
+  let has7 = salience >= 0.7
+  const children = node.children
+  if (children) {
+    for (let i = 0; i < children.length; i++) {
+      const child = boundsOf(children[i]!)
+      full += child.full
+      d1 += child.depths[0]
+      d2 += child.depths[1]
+      d3 += child.depths[2]
+      above5 += child.above5
+      above7 += child.above7
+      if (child.has5) has5 = true
+      if (child.has7) has7 = true
+    }
+  }
+  const out: Bounds = {
+    self,
+    full,
+    depths: [self, d1, d2, d3],
+    above5: above5 + (has5 ? self : 0),
+    has5,
+    above7: above7 + (has7 ? self : 0),
+    has7
+  }
+  bounds.set(node, out)
+  return out
+}
+
+/** The most a candidate cut of `tree` can show (the root always shows). */
+const boundOf = (tree: Node.Node, request: Pipeline.Request): number => {
+  const b = boundsOf(tree)
+  const depth = request.depth
+  if (depth !== undefined && depth >= 0 && depth <= 2) return b.depths[depth + 1]!
+  const min = request.filter?.min_salience
+  if (min === 0.5) return b.has5 ? b.above5 : b.above5 + b.self
+  if (min === 0.7) return b.has7 ? b.above7 : b.above7 + b.self
+  return b.full
+}
+
+/**
+ * Tree budgets are rounded down to a multiple of this many tokens: the shares move by a few tokens from one turn to
+ * the next (the weights do), and an unchanged tree at a nearly unchanged share then reuses its last view.
+ */
+const budgetStep = 16
+
+const stepped = (budget: number): number => (budget < 4 * budgetStep ? budget : budget - (budget % budgetStep))
+
+const viewOf = (tree: Node.Node, wanted: number): View => {
+  const budget = stepped(wanted)
   let byBudget = views.get(tree)
   if (byBudget === undefined) {
     byBudget = new Map()
@@ -364,20 +458,20 @@ const viewOf = (tree: Node.Node, budget: number): View => {
   if (out === undefined) {
     // the optimiser windows a list by its first children, so a deep tree on a small budget can come out nearly empty
     // or show only background: shallower cuts and salience-filtered cuts of the same tree are tried too, and the one
-    // showing the most salience wins (on the bench's workday, 12% of the salient nodes of expanded apps instead of 3%)
+    // showing the most salience wins (on the bench's workday, 12% of the salient nodes of expanded apps instead of 3%).
+    // A cut that cannot show more than the best so far is not made (a whole tree that fits ends the search at once).
     let best = -1
     for (const request of candidates) {
+      if (out !== undefined && boundOf(tree, request) <= best + 1e-9) continue
       const view = Pipeline.optimize(tree, { ...request, max_tokens: budget })
-      const text = Render.text(view)
-      const candidate = { text, shown: Node.count(view), paths: pathsOf(view) }
       const value = massOf(view)
       if (out === undefined || value > best) {
-        out = candidate
+        out = { text: Render.text(view), shown: Node.count(view), paths: pathsOf(view) }
         best = value
       }
     }
     out = out!
-    if (byBudget.size >= 8) byBudget.delete(byBudget.keys().next().value!)
+    if (byBudget.size >= 16) byBudget.delete(byBudget.keys().next().value!)
     byBudget.set(budget, out)
   }
   return out
@@ -608,15 +702,28 @@ export const plan = (apps: ReadonlyArray<AppView>, budget: number = defaultBudge
     })
   }
   const body = apps.map((app) => sections.get(app.id)!.text).join("\n\n")
-  const assemble = (used: number) => `${headerOf(budget, used, [...reports.values()], names)}\n\n${body}`
-  // the header states the text's own token count: settle it in a few rounds (a number's width barely moves it)
-  let claimed = Math.min(budget, count(body) + headerCost)
-  let text = assemble(claimed)
-  let tokens = count(text)
+  const reportList = [...reports.values()]
+  const assemble = (used: number) => `${headerOf(budget, used, reportList, names)}\n\n${body}`
+  // the header states the text's own token count: settle it in a few rounds (a number's width barely moves it). The
+  // header ends with a full stop and a blank line and the body starts with a heading, so o200k splits the text there
+  // and the header is counted alone; the whole text is counted once to check it
+  const bodyTokens = count(body)
+  const tokensAt = (used: number) => count(`${headerOf(budget, used, reportList, names)}\n\n`) + bodyTokens
+  let claimed = Math.min(budget, bodyTokens + headerCost)
+  let tokens = tokensAt(claimed)
   for (let round = 0; round < 3 && tokens !== claimed; round++) {
     claimed = tokens
-    text = assemble(claimed)
-    tokens = count(text)
+    tokens = tokensAt(claimed)
+  }
+  let text = assemble(claimed)
+  const exact = count(text)
+  if (exact !== tokens) {
+    tokens = exact
+    for (let round = 0; round < 3 && tokens !== claimed; round++) {
+      claimed = tokens
+      text = assemble(claimed)
+      tokens = count(text)
+    }
   }
   if (tokens > budget) {
     text = trim(text, budget)

@@ -5,24 +5,14 @@
  *
  * @since 0.1.0
  */
-import { createServer } from "node:http"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import * as McpProtocol from "effect/ai/McpProtocol"
-import * as McpServer from "effect/ai/McpServer"
+import { readFileSync } from "node:fs"
 import * as Console from "effect/Console"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Bridge from "./Bridge.ts"
-import * as Budget from "./Budget.ts"
 import * as InjectSocket from "./InjectSocket.ts"
-import * as Mcp from "./Mcp.ts"
 
 /**
  * A command-line value out of range; `field` names the flag.
@@ -35,7 +25,8 @@ export class CliError extends Schema.TaggedError<CliError>()("CliError", {
   message: Schema.String
 }) {}
 
-const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2026_07_28] as const
+/** `Budget.defaultBudget`, not imported: the command line loads nothing of the planner until `serve` runs. */
+const defaultBudget = 1500
 
 const serveFlags = {
   http: Flag.Int("http").pipe(
@@ -45,7 +36,7 @@ const serveFlags = {
   host: Flag.String("host").pipe(Flag.withDescription("HTTP host (default 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
   budget: Flag.Int("budget").pipe(
     Flag.withDescription("Tokens (o200k) for all apps together (default 1500)"),
-    Flag.withDefault(Budget.defaultBudget)
+    Flag.withDefault(defaultBudget)
   ),
   tools: Flag.Literals("tools", ["fixed", "dynamic"]).pipe(
     Flag.withDescription("dynamic: also one tool per affordance, {app}__{node}__{action}"),
@@ -81,7 +72,13 @@ const serveFlags = {
   )
 }
 
-type ServeFlags = {
+/**
+ * The `serve` flags, parsed.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ServeFlags = {
   readonly [K in keyof typeof serveFlags]: (typeof serveFlags)[K] extends Flag.Flag<infer A> ? A : never
 }
 
@@ -105,50 +102,14 @@ export const check = (flags: ServeFlags): Effect.Effect<ServeFlags, CliError> =>
   return Effect.succeed(flags)
 }
 
-/**
- * Runs the bridge until interrupted: discovery, connections, the inject socket, and MCP on stdio or HTTP.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const serveBridge = (input: ServeFlags) =>
-  Effect.gen(function* () {
-    const flags = yield* check(input)
-    const hooks = Mcp.makeHooks()
-    const bridge = yield* Bridge.make({
-      budget: flags.budget,
-      decayTurns: flags.decayTurns,
-      notifyMinSalience: flags.notifySalience,
-      providers: flags.provider,
-      connect: flags.connect,
-      rescanInterval: flags.rescan * 1000,
-      reconnect: { initialDelay: flags.reconnectDelay, maxDelay: Math.max(flags.reconnectDelay, 30_000) },
-      onSalient: (id) => Effect.suspend(() => hooks.salient(id)),
-      onTreeChanged: (id) => Effect.suspend(() => hooks.changed(id))
-    })
-    const socketPath = Option.getOrElse(flags.socket, () => InjectSocket.defaultPath())
-    yield* InjectSocket.serve(socketPath, (prompt) => Effect.map(bridge.inject(prompt), (plan) => plan.text))
-    const registrations = Mcp.registrations(hooks, { dynamicTools: flags.tools === "dynamic" }).pipe(
-      Layer.provide(Layer.succeed(Mcp.BridgeService, bridge))
+const serve = Command.make("serve", serveFlags, (flags) =>
+  Effect.flatMap(check(flags), (checked) =>
+    Effect.flatMap(
+      Effect.promise(() => import("./Serve.ts")),
+      (Serve) => Serve.serveBridge(checked)
     )
-    const options = { name: Mcp.serverName, version: Mcp.serverVersion, instructions: Mcp.instructions, protocols }
-    if (Option.isNone(flags.http)) {
-      return yield* Layer.launch(
-        McpServer.layerStdio({ ...options, registrations }).pipe(Layer.provide(NodeStdio.layer))
-      )
-    }
-    const port = flags.http.value
-    const server = HttpRouter.serve(
-      McpServer.layerHttp({ ...options, path: "/mcp", allowSessionTermination: true, registrations }),
-      { disableLogger: true, disableListenLog: true }
-    ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port, host: flags.host })))
-    yield* Effect.logInfo(`heed-bridge: MCP at http://${flags.host}:${port}/mcp, inject socket ${socketPath}`)
-    return yield* Layer.launch(server)
-  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
-
-const serve = Command.make("serve", serveFlags, serveBridge).pipe(
-  Command.withDescription("Run the bridge: MCP over stdio (or --http PORT) and the inject socket")
-)
+  )
+).pipe(Command.withDescription("Run the bridge: MCP over stdio (or --http PORT) and the inject socket"))
 
 const inject = Command.make(
   "inject",
@@ -177,6 +138,9 @@ const inject = Command.make(
   )
 )
 
+/** The app's package.json version (as `Mcp.serverVersion`, which `inject` does not load). */
+const version: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+
 /**
  * The root command.
  *
@@ -194,7 +158,7 @@ export const command = Command.make("heed-bridge").pipe(
  * @category constructors
  * @since 0.1.0
  */
-export const run = Command.run(command, { version: Mcp.serverVersion }).pipe(
+export const run = Command.run(command, { version }).pipe(
   // a bad flag value gets one clear line on stderr and exit status 1, without a stack trace
   Effect.catchTag("CliError", (error) =>
     Effect.sync(() => {

@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import type { Band } from "@heed/attention-bands"
-import { AttentionConfig, Tracker } from "@heed/attention-bands"
-import { References } from "@heed/decay"
+import * as AttentionConfig from "@heed/attention-bands/AttentionConfig"
+import * as Tracker from "@heed/attention-bands/Tracker"
+import * as References from "@heed/decay/References"
 import type { Node } from "@heed/state-tree"
 import * as Budget from "./Budget.ts"
 
@@ -157,6 +158,23 @@ const prepared = (label: string): References.PreparedEffort => {
     preparedLabels.set(label, effort)
   }
   return effort
+}
+
+/**
+ * Prepares what the next injection will need of an app's new tree, when the tree arrives rather than when `inject`
+ * asks: the changes since the agent's last look, the tree's summary and its reference labels (each kept per tree, so
+ * the injection finds them ready).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const prepare = (turns: Turns, live: Live): void => {
+  const state = turns.apps.get(live.id)
+  const tree = live.tree
+  if (state === undefined || tree === undefined) return
+  Budget.summaryOf(tree)
+  if (state.lastInjected !== undefined) Budget.changesBetween(state.lastInjected, tree)
+  if (state.labels.tree !== tree) state.labels = { tree, efforts: effortsOf(live) }
 }
 
 /**
