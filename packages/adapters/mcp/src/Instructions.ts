@@ -14,7 +14,9 @@
 export const instructions = `heed awareness: a shared, always-on picture of the user's systems, reminders and knowledge.
 
 At the start of each conversation, call get_briefing once (or read awareness://briefing).
-- attention_needed is false: say nothing about it; carry on with the user's request.
+- attention_needed is false: say nothing about it; carry on with the user's request. It is true only for a
+  surfaced alert, a stale source, a fired reminder not yet acknowledged or an upcoming item; info headlines never
+  set it.
 - attention_needed is true: tell the user, using suggested_mention or the source headlines. One sentence for a
   warning; a short paragraph for something critical or stale. Do not read it again in the same conversation unless
   the user asks or you receive notifications/resources/updated for awareness://briefing.

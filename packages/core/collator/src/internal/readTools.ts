@@ -37,9 +37,10 @@ import {
 export const GetBriefing = tool("get_briefing", {
   title: "Get briefing",
   description:
-    "Read this first, once per conversation. A compact digest of everything the awareness service " +
-    "watches. If attention_needed is false, say nothing about it. If true, mention suggested_mention (or compose " +
-    "from the headlines) and drill down only when asked.",
+    "Read first, once per conversation: a compact digest of everything watched. attention_needed is true only " +
+    "for a surfaced alert, a stale source, a fired unacknowledged reminder or an upcoming item (info headlines " +
+    "never set it). If false, say nothing and there is no suggested_mention; if true, say suggested_mention. " +
+    "omitted counts what did not fit.",
   parameters: {
     explain: optional(
       P.boolean,
