@@ -52,6 +52,8 @@ export interface Options {
   readonly notificationDebounce?: Duration.Input | undefined
   /** How often to look for time-driven briefing changes (default 5 seconds; 0 disables). */
   readonly pollInterval?: Duration.Input | undefined
+  /** The tool profile: `full` (default, the 23 upstream-compatible tools) or `compact` (six tools). */
+  readonly tools?: Tools.Profile | undefined
 }
 
 /**
@@ -64,7 +66,7 @@ export interface Options {
 export const registrations = (
   options: Options = {}
 ): Layer.Layer<never, never, McpServer.McpServer | AwarenessResolver> =>
-  Layer.mergeAll(Tools.layer, Resources.layer, Prompts.layer).pipe(
+  Layer.mergeAll(Tools.layerProfile(options.tools ?? "full"), Resources.layer, Prompts.layer).pipe(
     Layer.provide(
       BriefingNotifier.layer({ debounce: options.notificationDebounce, pollInterval: options.pollInterval })
     )

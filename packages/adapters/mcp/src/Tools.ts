@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 
-import { AwarenessTools } from "@heed/collator"
+import { AwarenessTools, CompactTools } from "@heed/collator"
 import * as McpSchema from "effect/ai/McpSchema"
 import { McpServer } from "effect/ai/McpServer"
 import * as Tool from "effect/ai/Tool"
@@ -28,14 +28,16 @@ import * as ToolError from "./ToolError.ts"
 /**
  * Turns the outcome of a call into an MCP tool result: compact JSON (every byte costs the agent tokens; upstream
  * pretty-printed the briefing), or the text itself for a reply that is text (`get_briefing({ format: "text" })`).
- * `indent` pretty-prints JSON.
+ * `indent` pretty-prints JSON. With the tool's `name`, a success also carries `structuredContent` (MCP 2025-06-18):
+ * the reply as a JSON object matching the tool's `outputSchema` (`AwarenessTools.structured`).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const toResult = (
   outcome: Result.Result<unknown, ToolError.ErrorBody>,
-  indent = false
+  indent = false,
+  name?: string
 ): McpSchema.CallToolResult =>
   Result.isSuccess(outcome)
     ? new McpSchema.CallToolResult({
@@ -44,7 +46,8 @@ export const toResult = (
             type: "text",
             text: typeof outcome.success === "string" ? outcome.success : toJson(outcome.success, indent)
           }
-        ]
+        ],
+        ...(name === undefined ? {} : { structuredContent: AwarenessTools.structured(name, outcome.success) })
       })
     : new McpSchema.CallToolResult({
         isError: true,
@@ -52,28 +55,105 @@ export const toResult = (
       })
 
 /**
- * The MCP tool description of an awareness tool: its name, title, description, input JSON Schema and hints.
+ * The tool profiles: `full` (the default; the 23 upstream-compatible tools) and `compact` (six tools covering the
+ * same capabilities, `CompactTools`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Profile = "full" | "compact"
+
+/**
+ * The profile names, for flags and environment variables (`HEED_TOOLS`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const profiles: ReadonlyArray<Profile> = ["full", "compact"]
+
+type AnyTool = (typeof AwarenessTools.toolkit.tools)[AwarenessTools.Name]
+
+/**
+ * The MCP description of a toolkit tool. Every byte of `tools/list` is paid on every request, so it carries only
+ * what a client acts on: the name (no separate title), the description, the input and output schemas, and the one
+ * hint clients use to decide whether to ask the user first: `readOnlyHint: true` for a read, `destructiveHint` for
+ * a write (the MCP default says destructive). The toolkit's other annotations (`Tool.Title`, `Tool.Idempotent`,
+ * `Tool.OpenWorld`) stay available in-process.
+ */
+const describe = (
+  tool: Pick<AnyTool, "name" | "annotations" | "description">,
+  inputSchema: Record<string, unknown>,
+  outputSchema: Record<string, unknown>
+): McpSchema.Tool => {
+  const hints = Context.get(tool.annotations, Tool.Readonly)
+    ? { readOnlyHint: true }
+    : { destructiveHint: Context.get(tool.annotations, Tool.Destructive) }
+  const described = new McpSchema.Tool({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputSchema as McpSchema.Tool["inputSchema"],
+    outputSchema,
+    annotations: hints
+  })
+  // The constructor fills in every hint's default; encoding passes the field through as it is, so the hints are set
+  // again as given and `tools/list` carries only those that say something.
+  Object.defineProperty(described, "annotations", { value: hints, enumerable: true, configurable: true })
+  return described
+}
+
+/**
+ * The MCP tool description of an awareness tool: its name, title, description, input and output JSON Schemas and
+ * hints.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool => {
-  const tool = AwarenessTools.toolkit.tools[name]
-  const title = Context.getOrUndefined(tool.annotations, Tool.Title)
-  return new McpSchema.Tool({
-    name,
-    title,
-    description: Tool.getDescription(tool),
-    inputSchema: AwarenessTools.inputSchema(name) as McpSchema.Tool["inputSchema"],
-    annotations: {
-      title,
-      readOnlyHint: Context.get(tool.annotations, Tool.Readonly),
-      destructiveHint: Context.get(tool.annotations, Tool.Destructive),
-      idempotentHint: Context.get(tool.annotations, Tool.Idempotent),
-      openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
+export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool =>
+  describe(AwarenessTools.toolkit.tools[name], AwarenessTools.inputSchema(name), AwarenessTools.outputSchema(name))
+
+/**
+ * The MCP tool description of a compact-profile tool.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const toCompactMcpTool = (name: CompactTools.Name): McpSchema.Tool =>
+  describe(CompactTools.toolkit.tools[name], CompactTools.inputSchema(name), CompactTools.outputSchema(name))
+
+/**
+ * The `tools/list` entries of a profile, in order.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const list = (profile: Profile = "full"): ReadonlyArray<McpSchema.Tool> =>
+  profile === "compact" ? CompactTools.names.map(toCompactMcpTool) : AwarenessTools.names.map(toMcpTool)
+
+const addTools = (
+  entries: ReadonlyArray<{ readonly tool: McpSchema.Tool; readonly readOnly: boolean }>,
+  callWith: typeof AwarenessTools.callWith
+): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
+  Effect.gen(function* () {
+    const server = yield* McpServer
+    const resolver = yield* AwarenessResolver
+    const changed = yield* Effect.serviceOption(BriefingChanged)
+    for (const { tool, readOnly } of entries) {
+      const name = tool.name
+      yield* server.addTool({
+        tool,
+        annotations: Context.empty(),
+        handle: (payload) =>
+          callToolWith(resolver, name, payload, callWith).pipe(
+            Effect.tap(({ awareness, outcome }) =>
+              readOnly || awareness === undefined || Result.isFailure(outcome) || changed._tag === "None"
+                ? Effect.void
+                : changed.value.signal(awareness)
+            ),
+            Effect.map(({ outcome }) => toResult(outcome, false, name))
+          )
+      })
     }
   })
-}
 
 /**
  * Registers the given tools (default: all of them) on the `McpServer` in context. After a successful write the
@@ -85,27 +165,27 @@ export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool => {
 export const register = (
   names: ReadonlyArray<AwarenessTools.Name> = AwarenessTools.names
 ): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
-  Effect.gen(function* () {
-    const server = yield* McpServer
-    const resolver = yield* AwarenessResolver
-    const changed = yield* Effect.serviceOption(BriefingChanged)
-    for (const name of names) {
-      const readOnly = Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
-      yield* server.addTool({
-        tool: toMcpTool(name),
-        annotations: Context.empty(),
-        handle: (payload) =>
-          callToolWith(resolver, name, payload).pipe(
-            Effect.tap(({ awareness, outcome }) =>
-              readOnly || awareness === undefined || Result.isFailure(outcome) || changed._tag === "None"
-                ? Effect.void
-                : changed.value.signal(awareness)
-            ),
-            Effect.map(({ outcome }) => toResult(outcome))
-          )
-      })
-    }
-  })
+  addTools(
+    names.map((name) => ({
+      tool: toMcpTool(name),
+      readOnly: Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
+    })),
+    AwarenessTools.callWith
+  )
+
+/**
+ * Registers the tools of a profile: every awareness tool (`full`) or the six compact ones (`compact`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const registerProfile = (profile: Profile): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
+  profile === "compact"
+    ? addTools(
+        CompactTools.names.map((name) => ({ tool: toCompactMcpTool(name), readOnly: CompactTools.isReadOnly(name) })),
+        CompactTools.callWith
+      )
+    : register()
 
 /**
  * Calls one tool by name, as an MCP `tools/call` would: `AwarenessTools.callWith` on the awareness service resolved
@@ -129,3 +209,12 @@ export const call = (
  * @since 0.1.0
  */
 export const layer: Layer.Layer<never, never, McpServer | AwarenessResolver> = Layer.effectDiscard(register())
+
+/**
+ * A layer that registers the tools of a profile on the `McpServer` it is provided to.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerProfile = (profile: Profile): Layer.Layer<never, never, McpServer | AwarenessResolver> =>
+  Layer.effectDiscard(registerProfile(profile))

@@ -42,7 +42,7 @@ describe("AwarenessTools.call", () => {
       const missing = yield* failure("get_status", {})
       assert.deepStrictEqual(
         [missing.param, missing.message],
-        ["source", "get_status requires 'source': The source name, as it appears in the briefing."]
+        ["source", "get_status requires 'source': Source name."]
       )
       const notObject = yield* failure("get_stats", [1, 2])
       assert.strictEqual(notObject.code, "invalid_parameter")
@@ -107,16 +107,12 @@ describe("AwarenessTools.toolkit", () => {
     }
     assert.deepStrictEqual(AwarenessTools.inputSchema("get_status"), {
       type: "object",
-      properties: { source: { type: "string", description: "The source name, as it appears in the briefing." } },
+      properties: { source: { type: "string", description: "Source name." } },
       required: ["source"]
     })
     const suppress = AwarenessTools.inputSchema("suppress_alert") as { properties: Record<string, unknown> }
-    assert.deepStrictEqual(suppress.properties.duration_minutes, {
-      type: "integer",
-      minimum: 1,
-      description: "Minutes until the suppression expires (at least 1).",
-      default: 60
-    })
+    // Compact for tools/list (issue 26): no `minimum` (a smaller value is an error naming the parameter).
+    assert.deepStrictEqual(suppress.properties.duration_minutes, { type: "integer", description: "Minutes.", default: 60 })
     assert.notProperty(suppress.properties, "suppress_level")
   })
 

@@ -173,7 +173,8 @@ export const tags = json(
       })
     )
   ]),
-  { type: "array", items: { type: "string" } },
+  // `items` is not advertised: tags are plainly strings, and `tools/list` is paid on every request.
+  { type: "array" },
   "an array of strings"
 )
 
