@@ -153,6 +153,7 @@ export const httpApp = (settings: Settings, startedAt: number) =>
     AwarenessMcp.layerHttp({
       path: "/mcp",
       pollInterval: settings.watchIntervalMs,
+      tools: settings.tools,
       allowedOrigins: settings.allowedOrigins
     }),
     healthRoute(startedAt),
@@ -232,6 +233,6 @@ export const layerHttp = (
  * @since 0.1.0
  */
 export const layerStdio = (settings: Settings) =>
-  AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs }).pipe(
+  AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs, tools: settings.tools }).pipe(
     Layer.provide([resolverLayer(settings), NodeStdio.layer])
   )

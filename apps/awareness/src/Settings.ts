@@ -52,6 +52,11 @@ export interface Settings {
   readonly socketTimeoutMs: number
   /** The built dashboard page (a folder with `index.html` and `assets/`); by default the app's own `dist/web`. */
   readonly dashboardDir?: string | undefined
+  /**
+   * The MCP tool profile (`HEED_TOOLS`, or `serve --tools`): `full` (default, the 23 upstream-compatible tools) or
+   * `compact` (six tools, about a third of the `tools/list` tokens).
+   */
+  readonly tools?: "full" | "compact" | undefined
 }
 
 /**
@@ -66,6 +71,7 @@ export interface Overrides {
   readonly dataDir?: Option.Option<string> | undefined
   readonly databaseUrl?: Option.Option<string> | undefined
   readonly logLevel?: Option.Option<LogLevel.LogLevel> | undefined
+  readonly tools?: Option.Option<string> | undefined
 }
 
 /**
@@ -133,8 +139,17 @@ export const load = (overrides: Overrides = {}) =>
       maxSessions: Config.Int("HEED_MAX_SESSIONS").pipe(Config.withDefault(1000)),
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
-      dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option)
+      dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option),
+      tools: Config.String("HEED_TOOLS").pipe(Config.withDefault("full"))
     })
+    const tools = pick(overrides.tools, env.tools).trim().toLowerCase()
+    if (tools !== "full" && tools !== "compact") {
+      return yield* Effect.fail(
+        new SettingsError({
+          message: `HEED_TOOLS (or --tools) must be full or compact, not '${tools.slice(0, 40)}'.`
+        })
+      )
+    }
     const databaseOverride =
       overrides.databaseUrl !== undefined && Option.isSome(overrides.databaseUrl)
         ? Option.some(Redacted.make(overrides.databaseUrl.value))
@@ -168,7 +183,8 @@ export const load = (overrides: Overrides = {}) =>
       maxSessions: Math.max(1, env.maxSessions),
       maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
       socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000,
-      dashboardDir: Option.getOrUndefined(env.dashboardDir)
+      dashboardDir: Option.getOrUndefined(env.dashboardDir),
+      tools
     }
     if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {
       return yield* Effect.fail(

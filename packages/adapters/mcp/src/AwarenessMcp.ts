@@ -12,7 +12,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import type { AwarenessResolver } from "./AwarenessResolver.ts"
 import * as BriefingNotifier from "./BriefingNotifier.ts"
-import { instructions } from "./Instructions.ts"
+import * as Instructions from "./Instructions.ts"
 import * as Prompts from "./Prompts.ts"
 import * as Resources from "./Resources.ts"
 import * as Tools from "./Tools.ts"
@@ -82,7 +82,7 @@ export const layerStdio = (options: Options = {}) =>
   McpServer.layerStdio({
     name: serverName,
     version: serverVersion,
-    instructions,
+    instructions: Instructions.forProfile(options.tools),
     protocols,
     registrations: registrations(options)
   })
@@ -105,7 +105,7 @@ export const layerHttp = (
   McpServer.layerHttp({
     name: serverName,
     version: serverVersion,
-    instructions,
+    instructions: Instructions.forProfile(options.tools),
     protocols,
     path: options.path ?? "/mcp",
     allowedOrigins: options.allowedOrigins,

@@ -75,31 +75,33 @@ type AnyTool = (typeof AwarenessTools.toolkit.tools)[AwarenessTools.Name]
 
 /**
  * The MCP description of a toolkit tool. Every byte of `tools/list` is paid on every request, so it carries only
- * what a client acts on: the name (no separate title), the description, the input and output schemas, and the one
- * hint clients use to decide whether to ask the user first: `readOnlyHint: true` for a read, `destructiveHint` for
- * a write (the MCP default says destructive). The toolkit's other annotations (`Tool.Title`, `Tool.Idempotent`,
- * `Tool.OpenWorld`) stay available in-process.
+ * what a client acts on: the name (no separate title), the description, the input and output schemas, and hints on
+ * the read-only tools (all four, since the server fills in the MCP defaults of any hint left out): a client may run
+ * a read without asking. A write carries no hints, so a client treats it as the MCP defaults say (it may change
+ * things: ask first). The toolkit's own annotations (`Tool.Title`, `Tool.Destructive`, `Tool.Idempotent`) stay
+ * available in-process.
  */
 const describe = (
   tool: Pick<AnyTool, "name" | "annotations" | "description">,
   inputSchema: Record<string, unknown>,
   outputSchema: Record<string, unknown>
-): McpSchema.Tool => {
-  const hints = Context.get(tool.annotations, Tool.Readonly)
-    ? { readOnlyHint: true }
-    : { destructiveHint: Context.get(tool.annotations, Tool.Destructive) }
-  const described = new McpSchema.Tool({
+): McpSchema.Tool =>
+  new McpSchema.Tool({
     name: tool.name,
     description: tool.description,
     inputSchema: inputSchema as McpSchema.Tool["inputSchema"],
     outputSchema,
-    annotations: hints
+    ...(Context.get(tool.annotations, Tool.Readonly)
+      ? {
+          annotations: {
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
+          }
+        }
+      : {})
   })
-  // The constructor fills in every hint's default; encoding passes the field through as it is, so the hints are set
-  // again as given and `tools/list` carries only those that say something.
-  Object.defineProperty(described, "annotations", { value: hints, enumerable: true, configurable: true })
-  return described
-}
 
 /**
  * The MCP tool description of an awareness tool: its name, title, description, input and output JSON Schemas and

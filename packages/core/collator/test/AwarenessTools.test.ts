@@ -40,10 +40,7 @@ describe("AwarenessTools.call", () => {
       const name = yield* failure("get_status", { sourc: "nas" })
       assert.deepStrictEqual([name.param, name.suggestion], ["sourc", "source"])
       const missing = yield* failure("get_status", {})
-      assert.deepStrictEqual(
-        [missing.param, missing.message],
-        ["source", "get_status requires 'source': Source name."]
-      )
+      assert.deepStrictEqual([missing.param, missing.message], ["source", "get_status requires 'source': Source name."])
       const notObject = yield* failure("get_stats", [1, 2])
       assert.strictEqual(notObject.code, "invalid_parameter")
       const unknown = yield* failure("get_briefng", {})
@@ -112,7 +109,11 @@ describe("AwarenessTools.toolkit", () => {
     })
     const suppress = AwarenessTools.inputSchema("suppress_alert") as { properties: Record<string, unknown> }
     // Compact for tools/list (issue 26): no `minimum` (a smaller value is an error naming the parameter).
-    assert.deepStrictEqual(suppress.properties.duration_minutes, { type: "integer", description: "Minutes.", default: 60 })
+    assert.deepStrictEqual(suppress.properties.duration_minutes, {
+      type: "integer",
+      description: "Minutes.",
+      default: 60
+    })
     assert.notProperty(suppress.properties, "suppress_level")
   })
 

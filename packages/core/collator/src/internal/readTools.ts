@@ -37,9 +37,9 @@ import {
 export const GetBriefing = tool("get_briefing", {
   title: "Get briefing",
   description:
-    "Read first, once per conversation. attention_needed is true only for a surfaced alert, a stale source, a " +
-    "fired unacknowledged reminder or an upcoming item, never for info headlines. If false, say nothing; if true, " +
-    "say suggested_mention. omitted counts what did not fit.",
+    "Read first, once per conversation. attention_needed is true only for an alert, a stale source, an " +
+    "unacknowledged fired reminder or an upcoming item (never info headlines): then say suggested_mention, else " +
+    "nothing. omitted counts what did not fit.",
   parameters: {
     explain: optional(P.boolean, "Add evaluation and last_report."),
     format: optional(P.literals(BriefingView.Format.literals), "text: fewest tokens.")
@@ -90,10 +90,10 @@ export const GetStatus = tool("get_status", {
  */
 export const GetKnowledge = tool("get_knowledge", {
   title: "Get knowledge",
-  description: "Notes, patterns, context, preferences. Start in list mode with a limit.",
+  description: "Notes, patterns, context, preferences. Use list mode and a limit.",
   parameters: {
     source: optional(P.string, "Source."),
-    tags: optional(P.tags, "All of these tags."),
+    tags: optional(P.tags, "Tags (all)."),
     entry_type: optional(
       Schema.Union([entryType, Schema.Array(entryType)]).annotate({
         [P.jsonKey]: { type: "string", enum: EntryType.literals },
@@ -144,7 +144,7 @@ export const GetIntentions = tool("get_intentions", {
   parameters: {
     state: optional(P.literals(IntentionState.literals), "State."),
     source: optional(P.string, "Source."),
-    tags: optional(P.tags, "All of these tags."),
+    tags: optional(P.tags, "Tags (all)."),
     mode: modeField,
     limit: limitField,
     offset: offsetField
@@ -161,7 +161,7 @@ export const GetIntentions = tool("get_intentions", {
  */
 export const GetStats = tool("get_stats", {
   title: "Get statistics",
-  description: "Counts per type and sources. Cheap.",
+  description: "Counts and sources. Cheap.",
   parameters: {},
   success: Stats,
   readOnly: true
@@ -193,7 +193,7 @@ export const Search = tool("search", {
   parameters: {
     query: required(P.requiredString, "Query."),
     source: optional(P.string, "Source."),
-    tags: optional(P.tags, "All of these tags."),
+    tags: optional(P.tags, "Tags (all)."),
     entry_type: optional(entryType, "Entry type."),
     since: sinceField,
     until: untilField,

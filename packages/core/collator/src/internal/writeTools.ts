@@ -67,7 +67,7 @@ export const ReportAlert = tool("report_alert", {
  */
 export const LearnPattern = tool("learn_pattern", {
   title: "Learn pattern",
-  description: "Teach expected behaviour so matching alerts stay quiet.",
+  description: "Expected behaviour: matching alerts stay quiet.",
   parameters: {
     source: required(P.string, "Source ('': all)."),
     tags: required(P.tags, "Tags."),
@@ -194,7 +194,7 @@ export const ClearSuppression = tool("clear_suppression", {
  */
 export const Remind = tool("remind", {
   title: "Remind",
-  description: "A reminder the briefing brings up at deliver_at.",
+  description: "A reminder due at deliver_at.",
   parameters: {
     goal: required(P.requiredString, "Goal."),
     source: required(P.requiredString, "Source."),
@@ -235,7 +235,7 @@ export const UpdateIntention = tool("update_intention", {
  */
 export const ActedOn = tool("acted_on", {
   title: "Acted on",
-  description: "Record acting on an entry (acknowledges it).",
+  description: "Record an action; acknowledges the entry.",
   parameters: {
     entry_id: required(P.requiredString, "Id."),
     action: required(P.requiredString, "What was done."),
@@ -275,12 +275,12 @@ export const UpdateEntry = tool("update_entry", {
  */
 export const DeleteEntry = tool("delete_entry", {
   title: "Delete entries",
-  description: "Soft-delete by id, tags or source; bulk needs confirm.",
+  description: "Soft-delete by id, tags or source (bulk: confirm).",
   parameters: {
     source: optional(P.string, "Source."),
     entry_type: optional(entryType, "Type."),
     entry_id: optional(P.string, "Id."),
-    tags: optional(P.tags, "All of these tags."),
+    tags: optional(P.tags, "Tags (all)."),
     confirm: optional(P.boolean, "Delete in bulk.", false)
   },
   success: DeleteReply,
@@ -298,7 +298,7 @@ export const RestoreEntry = tool("restore_entry", {
   description: "Undelete.",
   parameters: {
     entry_id: optional(P.string, "Id."),
-    tags: optional(P.tags, "All of these tags.")
+    tags: optional(P.tags, "Tags (all).")
   },
   success: Schema.Struct({ status: Schema.Literal("ok"), restored: Schema.Finite })
 })
