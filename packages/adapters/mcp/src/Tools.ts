@@ -82,7 +82,11 @@ type AnyTool = (typeof AwarenessTools.toolkit.tools)[AwarenessTools.Name]
  * available in-process.
  */
 const describe = (
-  tool: Pick<AnyTool, "name" | "annotations" | "description">,
+  tool: {
+    readonly name: string
+    readonly annotations: AnyTool["annotations"]
+    readonly description?: string | undefined
+  },
   inputSchema: Record<string, unknown>,
   outputSchema: Record<string, unknown>
 ): McpSchema.Tool =>
