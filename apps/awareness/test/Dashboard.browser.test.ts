@@ -145,6 +145,7 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         yield* pw(() => page.waitForSelector("[data-testid=source][data-source=nas]"))
         assert.strictEqual(yield* count(page, "[data-testid=alert]"), 0)
         const before = yield* send(base, "GET", "/v1/briefing")
+        assert.isFalse(before.body.attention_needed, "info headlines alone need no attention (issue 26)")
         assert.strictEqual(
           yield* attribute(page, "[data-testid=attention-needed]", "data-value"),
           String(before.body.attention_needed),
