@@ -345,14 +345,21 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         const wholeTokens = integerIn(yield* text(page, "[data-testid=view-tokens]"))
         assert.isAtMost(wholeTokens, max)
 
-        // Drag the thumb with the mouse to a fifth of the track.
+        // Drag the thumb with the mouse to a third of the way from the smallest view to the whole tree. (The track
+        // starts lower, under the briefing's own size, where the tree view cannot shrink further: see the next test.)
+        const min = Number(yield* pw(() => slider.getAttribute("min")))
+        const floor = (yield* send(base, "GET", "/dashboard/view?unit=tokens&budget=0")).body.floor.tokens as number
+        const target = floor + (max - floor) / 3
         const box = (yield* pw(() => slider.boundingBox()))!
         yield* pw(() => page.mouse.move(box.x + box.width - 4, box.y + box.height / 2))
         yield* pw(() => page.mouse.down())
-        yield* pw(() => page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2, { steps: 12 }))
+        yield* pw(() =>
+          page.mouse.move(box.x + (box.width * (target - min)) / (max - min), box.y + box.height / 2, { steps: 12 })
+        )
         yield* pw(() => page.mouse.up())
         const budget = Number(yield* pw(() => slider.inputValue()))
         assert.isBelow(budget, max, "the drag moved the slider down")
+        assert.isAtLeast(budget, floor, "the drag stayed above the smallest view")
 
         yield* waitCount(page, "[data-testid=view-node]", "<", wholeNodes)
         yield* waitCount(page, "[data-testid=view-stub]", ">", 0)
@@ -415,6 +422,13 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         const briefingTokens = integerIn(yield* text(page, "[data-testid=briefing-tokens]"))
         assert.isBelow(min, briefingTokens, "the slider reaches below the briefing's own size")
         assert.isAtMost(min, 20)
+        // At the bottom of the track the collator fits the briefing under it: it shrinks (folded into counts).
+        const fitted = "[data-testid=view-briefing] p"
+        yield* pw(() => page.waitForSelector(fitted))
+        const fullFit = integerIn(yield* text(page, fitted))
+        yield* pw(() => slider.focus())
+        yield* pw(() => page.keyboard.press("Home"))
+        assert.isBelow(yield* waitIntegerChange(page, fitted, fullFit), fullFit)
         assert.deepStrictEqual(errors, [])
       }),
     90_000

@@ -207,8 +207,8 @@ export const inputSchema = (name: Name): Record<string, unknown> =>
 export const outputSchema = (_name: Name): Record<string, unknown> => ({ ...ToolOutput.outputSchema })
 
 /**
- * The full tool that does the writing or reading for a compact call, as an MCP client would see it: for the
- * briefing notifier, a compact call is a write unless it only reads.
+ * Whether a compact tool only reads (`get_briefing`, `recall`); every other one may write, so the briefing notifier
+ * looks for a change after it.
  *
  * @category getters
  * @since 0.1.0
@@ -233,9 +233,15 @@ const pick = (
     const target = allowed[key]
     if (target === undefined) {
       return Effect.fail(
-        invalidParameter(key, `'${key}' does not apply to ${variant}; it takes ${Object.keys(allowed).join(", ")}.`, {
-          valid: Object.keys(allowed)
-        })
+        invalidParameter(
+          key,
+          `'${key}' does not apply to ${variant}; ${
+            Object.keys(allowed).length === 0
+              ? "it takes no other parameters"
+              : `it takes ${Object.keys(allowed).join(", ")}`
+          }.`,
+          { valid: Object.keys(allowed) }
+        )
       )
     }
     // An empty target: the parameter is used by the translation itself (e.g. `note` as acted_on's action text).
