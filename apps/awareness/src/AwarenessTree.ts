@@ -4,6 +4,10 @@
  * pinned) → that source's active alerts (salience from level, `reason` from the message); `intentions` (due ones
  * urgent); `suppressions`. Affordances name the tools they invoke (see `LiveTree`).
  *
+ * Children keep a stable order and priority is expressed by salience and urgency, as SLOP intends: a change of the
+ * store is then appends, removes and field replaces, which SLOP's own consumer applies exactly in its default patch
+ * format (a reordered list would be sent whole). Consumers that show severity order sort on their side.
+ *
  * @since 0.1.0
  */
 import { type Entry, Pattern, Suppression } from "@heed/collator"
@@ -162,7 +166,9 @@ const alertNode = (entry: Json, screen: Screen): Node => {
     level,
     message,
     alert_type: data.alert_type ?? null,
-    reported: entry.updated ?? entry.created ?? null
+    reported: entry.updated ?? entry.created ?? null,
+    // always present, so acknowledging is one field replace
+    acknowledged_at: data.acknowledged_at ?? null
   }
   if (data.metric !== undefined && data.metric !== null) properties.metric = data.metric
   if (evaluation.length > 0) properties.evaluation = evaluation
@@ -249,19 +255,55 @@ const collection = (id: string, children: ReadonlyArray<Node>, summary: string):
   children
 })
 
-const bySource = (alerts: ReadonlyArray<unknown>, screen: Screen): Map<string, Array<Node>> => {
+const bySource = (
+  alerts: ReadonlyArray<unknown>,
+  screen: Screen,
+  createdOf: Map<Node, string>
+): Map<string, Array<Node>> => {
   const out = new Map<string, Array<Node>>()
   for (const value of alerts) {
     const entry = record(value)
     const source = text(entry.source) ?? ""
     const list = out.get(source) ?? []
-    list.push(alertNode(entry, screen))
+    const node = alertNode(entry, screen)
+    createdOf.set(node, text(entry.created) ?? "")
+    list.push(node)
     out.set(source, list)
   }
   return out
 }
 
 const severity: Record<string, number> = { critical: 3, warning: 2, stale: 1, ok: 0 }
+
+/** Insertion order of a source's alerts (the store lists them newest first): by creation, then by id. */
+const insertionOrder = (alerts: ReadonlyArray<Node>, createdOf: ReadonlyMap<Node, string>): Array<Node> =>
+  [...alerts].sort((a, b) => {
+    const x = createdOf.get(a) ?? ""
+    const y = createdOf.get(b) ?? ""
+    return x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  })
+
+/**
+ * `children` in the order the previous tree showed them (by id), followed by the new ones in their own order, so that
+ * a rebuild adds at the end, removes, or changes fields, never moves a child.
+ */
+const stable = (children: ReadonlyArray<Node>, previous: ReadonlyArray<Node> | null | undefined): Array<Node> => {
+  if (previous == null || previous.length === 0) return [...children]
+  const byId = new Map<string, Node>()
+  for (const child of children) byId.set(child.id, child)
+  const out: Array<Node> = []
+  for (const old of previous) {
+    const kept = byId.get(old.id)
+    if (kept !== undefined) {
+      out.push(kept)
+      byId.delete(old.id)
+    }
+  }
+  for (const child of children) if (byId.has(child.id)) out.push(child)
+  return out
+}
+
+const childById = (node: Node | undefined, id: string): Node | undefined => node?.children?.find((c) => c.id === id)
 
 /**
  * A source's line: the briefing's when it has one (it knows suppressions and patterns), else one derived from the
@@ -295,30 +337,45 @@ const lineOf = (
 /**
  * Builds the tree from a snapshot of the store (`nowMs` decides which intentions are due and which sources are
  * stale). Sources are every source with a status or an active alert, in name order (`stale` marks one that stopped
- * reporting, even when an alert keeps it critical); alerts keep the store's order (newest first). An alert that a
- * suppression silences or a pattern explains lists why in `evaluation` and weighs little (salience 0.2, no urgency).
+ * reporting, even when an alert keeps it critical); a source's alerts are in insertion order (oldest first). An alert
+ * that a suppression silences or a pattern explains lists why in `evaluation` and weighs little (salience 0.2, no
+ * urgency).
+ *
+ * With `previous` (the tree this one replaces), every list keeps the previous tree's order and new children come
+ * last, so that the patch between the two is appends, removes and field replaces (see the module's note).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toTree = (snapshot: Snapshot, nowMs: number): Node => {
+export const toTree = (snapshot: Snapshot, nowMs: number, previous?: Node | undefined): Node => {
   const briefing = record(snapshot.briefing)
   const lines = record(briefing.sources)
-  const alerts = bySource(snapshot.alerts, {
-    suppressions: snapshot.suppressions.map(record),
-    patterns: (snapshot.patterns ?? []).map(record),
-    now: new Date(nowMs)
-  })
+  const createdOf = new Map<Node, string>()
+  const alerts = bySource(
+    snapshot.alerts,
+    {
+      suppressions: snapshot.suppressions.map(record),
+      patterns: (snapshot.patterns ?? []).map(record),
+      now: new Date(nowMs)
+    },
+    createdOf
+  )
   const statuses = new Map<string, Json>()
   for (const value of snapshot.statuses) {
     const entry = record(value)
     if (typeof entry.source === "string") statuses.set(entry.source, entry)
   }
   const names = [...new Set([...Object.keys(lines), ...statuses.keys(), ...alerts.keys()])].sort()
+  const before = {
+    sources: childById(previous, "sources"),
+    intentions: childById(previous, "intentions"),
+    suppressions: childById(previous, "suppressions")
+  }
   const sources = names.map((name) => {
     const own = alerts.get(name) ?? []
     const line = lineOf(lines[name] === undefined ? undefined : record(lines[name]), statuses.get(name), own, nowMs)
-    return sourceNode(name, line, own)
+    const children = stable(insertionOrder(own, createdOf), childById(before.sources, nodeId(name))?.children)
+    return sourceNode(name, line, children)
   })
   const intentions = snapshot.intentions
     .map((entry) => record(entry))
@@ -338,9 +395,13 @@ export const toTree = (snapshot: Snapshot, nowMs: number): Node => {
     properties: { summary, attention_needed: briefing.attention_needed === true },
     meta: { summary },
     children: [
-      collection("sources", sources, `${sources.length} sources`),
-      collection("intentions", intentions, `${intentions.length} open intentions`),
-      collection("suppressions", suppressions, `${suppressions.length} active suppressions`)
+      collection("sources", stable(sources, before.sources?.children), `${sources.length} sources`),
+      collection("intentions", stable(intentions, before.intentions?.children), `${intentions.length} open intentions`),
+      collection(
+        "suppressions",
+        stable(suppressions, before.suppressions?.children),
+        `${suppressions.length} active suppressions`
+      )
     ]
   }
 }

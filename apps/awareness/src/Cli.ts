@@ -157,12 +157,18 @@ const serve = Command.make(
         [
           `heed awareness is serving MCP at ${url} (ready in ${elapsed} ms)`,
           `dashboard: ${url.replace(/\/mcp$/, "/")}`,
-          `store: ${service.description}; auth: ${settings.authRequired ? "bearer token required" : "off (local use)"}; tools: ${settings.tools ?? "full"}`,
+          `store: ${service.description}; auth: ${
+            settings.oauth !== undefined
+              ? `OAuth access tokens from ${settings.oauth.issuer} for ${settings.oauth.resource}`
+              : settings.authRequired
+                ? "bearer token required"
+                : "off (local use)"
+          }; tools: ${settings.tools ?? "full"}`,
           `health: ${url.replace(/\/mcp$/, "/health")}`,
           `REST: ${url.replace(/\/mcp$/, "/v1")} (reference at ${url.replace(/\/mcp$/, "/docs")}); SLOP: ${url.replace(/^http/, "ws").replace(/\/mcp$/, "/slop")}`,
           "",
           "Client configuration (Claude Desktop / Cursor / any MCP client):",
-          clientSnippet(url, settings.authRequired),
+          clientSnippet(url, settings.authRequired && settings.oauth === undefined),
           "",
           `Claude Code: claude mcp add --transport http ${AwarenessMcp.serverName} ${url}`,
           "",
@@ -230,6 +236,11 @@ const token = Command.make(
   },
   Effect.fnUntraced(function* (flags) {
     const settings = yield* Settings.load()
+    if (settings.oauth !== undefined) {
+      return yield* new CliFailure({
+        message: `HEED_OAUTH_ISSUER is set: in OAuth mode access tokens come from ${settings.oauth.issuer}, not from this command`
+      })
+    }
     if (Option.isNone(settings.secret)) {
       return yield* new CliFailure({ message: "set HEED_JWT_SECRET (the signing secret the server uses) first" })
     }

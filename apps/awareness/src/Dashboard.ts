@@ -19,17 +19,15 @@ import { Discovery } from "@heed/http"
 import type { ToolFailure } from "@heed/http/RestApi"
 import { TokenCounter } from "@heed/schema"
 import { Digest, Node, Pipeline, Render } from "@heed/state-tree"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
+import * as Auth from "./Auth.ts"
 import type { Backend } from "./Backend.ts"
 import type { BriefingReply, ViewReply, ViewRow } from "./DashboardReply.ts"
 import { LiveTree } from "./LiveTree.ts"
-import { ownerOf } from "./Server.ts"
-import type { Settings } from "./Settings.ts"
 import { peekBriefingAs } from "./ToolCall.ts"
 
 // -----------------------------------------------------------------------------------------------------------------
@@ -325,10 +323,11 @@ const json = (body: unknown, status = 200) =>
 const problem = (status: number, code: string, message: string) =>
   json({ error: code, error_description: message }, status)
 
-const unauthorized = HttpServerResponse.jsonUnsafe(
-  { error: "unauthorized", error_description: "a valid bearer token is required" },
-  { status: 401, headers: { "www-authenticate": 'Bearer realm="heed-awareness"', "cache-control": "no-store" } }
-)
+const unauthorized = (challenge: string, message: string) =>
+  HttpServerResponse.jsonUnsafe(
+    { error: "unauthorized", error_description: message },
+    { status: 401, headers: { "www-authenticate": challenge, "cache-control": "no-store" } }
+  )
 
 const failed = (failure: ToolFailure) => problem(503, failure.code, failure.message)
 
@@ -346,9 +345,6 @@ const briefingOf = (owner: string, maxTokens?: number) =>
     return { briefing, summary, lines: lines.map(forPeople) }
   })
 
-const ownerOfRequest = (settings: Settings, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Clock.currentTimeMillis, (now) => ownerOf(settings, request.headers.authorization, Math.floor(now / 1000)))
-
 const searchOf = (url: string) => new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "")
 
 /** The largest budget accepted, in tokens or nodes. */
@@ -363,10 +359,11 @@ const maxBudget = 1_000_000
  * @category layers
  * @since 0.1.0
  */
-export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend> =>
+export const apiLayer = (): Layer.Layer<never, never, HttpRouter.HttpRouter | LiveTree | Backend | Auth.Auth> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const live = yield* LiveTree
+      const auth = yield* Auth.Auth
       const context = yield* Effect.context<Backend>()
       // A GET route answered for the request's owner; `401` when the request has none.
       const ownedRoute = <E, R>(
@@ -381,8 +378,13 @@ export const apiLayer = (settings: Settings): Layer.Layer<never, never, HttpRout
           path,
           Effect.gen(function* () {
             const request = yield* HttpServerRequest.HttpServerRequest
-            const owner = yield* ownerOfRequest(settings, request)
-            return owner === undefined ? unauthorized : yield* handle(owner, request)
+            const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
+            if (owner._tag === "Failure") {
+              return owner.failure.status === 503
+                ? problem(503, "unavailable", owner.failure.message)
+                : unauthorized(auth.challenge(owner.failure), owner.failure.message)
+            }
+            return yield* handle(owner.success, request)
           })
         )
       const briefingRoute = ownedRoute("/dashboard/briefing", (owner) =>

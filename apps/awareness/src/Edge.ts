@@ -8,14 +8,13 @@
  */
 import { Discovery, RestApi, RestServer, SlopServer } from "@heed/http"
 import type { AwarenessResolver } from "@heed/mcp"
-import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
+import * as Auth from "./Auth.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as LiveTree from "./LiveTree.ts"
-import { ownerOf } from "./Server.ts"
 import type { Settings } from "./Settings.ts"
 import { callTool, catalogue } from "./ToolCall.ts"
 
@@ -44,45 +43,49 @@ export const optionsFromEnv: Effect.Effect<EdgeOptions, Config.ConfigError> = Ef
   })
 })
 
-const unauthorized = { code: "unauthorized", message: "A valid bearer token is required.", retryable: false }
-
-/** The owner of the current HTTP request (its bearer token's subject), or `unauthorized`. */
-const requestOwner = (settings: Settings) =>
+/** The owner of the current HTTP request (see `Auth`), or `unauthorized` (`unavailable` when keys cannot be fetched). */
+const requestOwner = (auth: Auth.Auth["Service"]) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const now = yield* Clock.currentTimeMillis
-    const owner = ownerOf(settings, request.headers.authorization, Math.floor(now / 1000))
-    return owner === undefined ? yield* Effect.fail(unauthorized) : owner
+    const owner = yield* Effect.result(auth.ownerOf(request.headers.authorization))
+    if (owner._tag === "Success") return owner.success
+    return yield* Effect.fail(
+      owner.failure.status === 503
+        ? { code: "unavailable", message: owner.failure.message, retryable: true }
+        : { code: "unauthorized", message: owner.failure.message, retryable: false }
+    )
   })
 
 /** The REST API's tool port, on the same tool dispatch as MCP. */
-const toolsLayer = (settings: Settings) =>
+const toolsLayer = () =>
   Layer.effect(
     RestApi.Tools,
-    Effect.map(Effect.context<AwarenessResolver.AwarenessResolver>(), (context) =>
+    Effect.map(Effect.all([Effect.context<AwarenessResolver.AwarenessResolver>(), Auth.Auth]), ([context, auth]) =>
       RestApi.Tools.of({
-        owner: requestOwner(settings),
+        owner: requestOwner(auth),
         call: (name, params) => Effect.provideContext(callTool(name, params), context),
         tools: catalogue
       })
     )
   )
 
-/** The SLOP endpoint: the upgrade's token (header or `token` query parameter) picks the owner's tree. */
-const slopLayer = (settings: Settings) =>
+/**
+ * The SLOP endpoint: the upgrade's token (header, subprotocol or `token` query parameter) picks the owner's tree. (The
+ * global auth middleware has already refused upgrades without a valid token, with its challenge.)
+ */
+const slopLayer = () =>
   Layer.unwrap(
-    Effect.map(LiveTree.LiveTree, (live) =>
+    Effect.map(Effect.all([LiveTree.LiveTree, Auth.Auth]), ([live, auth]) =>
       SlopServer.layer({
         path: "/slop",
         resolve: (request) =>
           Effect.gen(function* () {
             const token = SlopServer.bearerToken(request)
-            const now = yield* Clock.currentTimeMillis
-            const owner = ownerOf(settings, token === undefined ? undefined : `Bearer ${token}`, Math.floor(now / 1000))
-            if (owner === undefined) {
-              return yield* Effect.fail(new SlopServer.Unauthorized({ message: "a valid bearer token is required" }))
+            const owner = yield* Effect.result(auth.ownerOf(token === undefined ? undefined : `Bearer ${token}`))
+            if (owner._tag === "Failure") {
+              return yield* Effect.fail(new SlopServer.Unauthorized({ message: owner.failure.message }))
             }
-            return { owner, provider: yield* live.providerFor(owner) }
+            return { owner: owner.success, provider: yield* live.providerFor(owner.success) }
           })
       })
     )
@@ -101,10 +104,10 @@ export const layer = (settings: Settings, options: EdgeOptions = {}) =>
       maxBodyBytes: options.maxBodyBytes,
       rateLimit:
         (options.rateLimitPerMinute ?? 0) > 0 ? { requests: options.rateLimitPerMinute!, windowMs: 60_000 } : undefined
-    }).pipe(Layer.provide(toolsLayer(settings))),
-    slopLayer(settings),
+    }).pipe(Layer.provide(toolsLayer())),
+    slopLayer(),
     Discovery.layer({ id: "heed-awareness", name: "heed awareness", path: "/slop" }),
-    Dashboard.apiLayer(settings),
+    Dashboard.apiLayer(),
     Dashboard.pageLayer({ assetsDir: settings.dashboardDir })
   ).pipe(Layer.provide(LiveTree.layer({ watchIntervalMs: settings.watchIntervalMs })))
 

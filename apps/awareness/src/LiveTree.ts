@@ -172,7 +172,8 @@ const makeEntry = (owner: string, options: Options, parent: Scope.Scope) =>
     const lock = yield* Semaphore.make(1)
     const rebuild = Effect.gen(function* () {
       const snapshot = yield* snapshotOf(owner)
-      yield* provider.setTree(toTree(snapshot, yield* Clock.currentTimeMillis))
+      // built on the tree it replaces, so children keep their order and a change is a small patch
+      yield* provider.setTree(toTree(snapshot, yield* Clock.currentTimeMillis, yield* provider.tree))
     }).pipe(
       Effect.catchCause((cause) => Effect.logWarning(`heed: the live tree of '${owner}' was not rebuilt`, cause)),
       lock.withPermits(1),

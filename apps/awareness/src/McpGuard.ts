@@ -43,10 +43,10 @@ export interface Options {
    */
   readonly maxResponseBytes?: number | undefined
   /**
-   * The audience of a request's briefing notifications, from its `Authorization` header at `nowMs` (the owner's
+   * The audience of a request's briefing notifications, from its `Authorization` header (the owner's
    * `Backend.audienceFor`); `undefined` receives only untagged notifications. Without it nothing is filtered.
    */
-  readonly audienceOf?: ((authorization: string | undefined, nowMs: number) => string | undefined) | undefined
+  readonly audienceOf?: ((authorization: string | undefined) => Effect.Effect<string | undefined>) | undefined
 }
 
 interface Session {
@@ -328,8 +328,7 @@ const initialize = Effect.fnUntraced(function* (
 const reply = Effect.fnUntraced(function* (g: Guard, request: HttpServerRequest.HttpServerRequest) {
   const response = yield* g.transport
   if (g.options.audienceOf === undefined) return response
-  const nowMs = yield* Clock.currentTimeMillis
-  return addressed(response, g.options.audienceOf(request.headers.authorization, nowMs))
+  return addressed(response, yield* g.options.audienceOf(request.headers.authorization))
 })
 
 /**

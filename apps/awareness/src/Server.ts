@@ -17,17 +17,18 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Auth from "./Auth.ts"
 import { Backend } from "./Backend.ts"
 import * as Changes from "./Changes.ts"
-import * as Dashboard from "./Dashboard.ts"
 import * as Edge from "./Edge.ts"
 import * as McpGuard from "./McpGuard.ts"
 import type { Settings } from "./Settings.ts"
 import * as Token from "./Token.ts"
 
 /**
- * Decides the owner of an HTTP request: the `sub` of a valid bearer token, else the default owner (only when auth
- * is not required). `undefined` means "refuse".
+ * Decides the owner of an HTTP request in the self-signed (HS256) mode: the `sub` of a valid bearer token, else the
+ * default owner (only when auth is not required). `undefined` means "refuse". The server itself asks `Auth`, which
+ * covers the OAuth mode too.
  *
  * @category getters
  * @since 0.1.0
@@ -39,13 +40,13 @@ export const ownerOf = (settings: Settings, authorization: string | undefined, n
     if (verdict.ok) return verdict.claims.sub
     return undefined
   }
-  return settings.authRequired ? undefined : settings.defaultOwner
+  return settings.authRequired || settings.oauth !== undefined ? undefined : settings.defaultOwner
 }
 
 /**
- * The resolver: over HTTP the owner comes from the request's token, over stdio it is the default owner. With
- * `audiences` (HTTP, where sessions of several owners share the server) briefing notifications name their owner's
- * audience, and the MCP guard delivers each to that owner's requests only.
+ * The resolver: over HTTP the owner comes from the request's token (see `Auth`), over stdio it is the default owner.
+ * With `audiences` (HTTP, where sessions of several owners share the server) briefing notifications name their
+ * owner's audience, and the MCP guard delivers each to that owner's requests only.
  *
  * @category layers
  * @since 0.1.0
@@ -53,11 +54,12 @@ export const ownerOf = (settings: Settings, authorization: string | undefined, n
 export const resolverLayer = (
   settings: Settings,
   audiences = false
-): Layer.Layer<AwarenessResolver.AwarenessResolver, never, Backend> =>
+): Layer.Layer<AwarenessResolver.AwarenessResolver, never, Backend | Auth.Auth> =>
   Layer.effect(
     AwarenessResolver.AwarenessResolver,
     Effect.gen(function* () {
       const backend = yield* Backend
+      const auth = yield* Auth.Auth
       return AwarenessResolver.AwarenessResolver.of({
         changes: backend.changes,
         watched: backend.watched,
@@ -65,61 +67,114 @@ export const resolverLayer = (
         current: Effect.gen(function* () {
           const request = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
           if (Option.isNone(request)) return yield* backend.forOwner(settings.defaultOwner)
-          const now = yield* Clock.currentTimeMillis
-          const owner = ownerOf(settings, request.value.headers.authorization, Math.floor(now / 1000))
-          if (owner === undefined) {
-            return yield* Effect.fail(
-              ToolError.make({
-                code: "unauthorized",
-                message: "A valid bearer token is required.",
-                retryable: false
-              })
+          const owner = yield* auth
+            .ownerOf(request.value.headers.authorization)
+            .pipe(
+              Effect.mapError((refused) =>
+                ToolError.make(
+                  refused.status === 503
+                    ? { code: "unavailable", message: refused.message, retryable: true }
+                    : { code: "unauthorized", message: refused.message, retryable: false }
+                )
+              )
             )
-          }
           return yield* backend.forOwner(owner)
         })
       })
     })
   )
 
-const unauthorized = (reason: string) =>
-  HttpServerResponse.jsonUnsafe(
-    { error: "unauthorized", error_description: reason },
-    { status: 401, headers: { "www-authenticate": 'Bearer realm="heed-awareness"' } }
+/** Paths open to everyone: health, discovery documents, the API's documentation, the dashboard's page. */
+const isPublic = (path: string): boolean =>
+  path === "/health" ||
+  path.startsWith("/.well-known/") ||
+  path === "/openapi.json" ||
+  path === "/docs" ||
+  path === "/" ||
+  path.startsWith("/assets/")
+
+/** A refusal in the shape of the surface asked: a problem on `/v1`, SLOP's `{ error }`, else OAuth's error body. */
+const refusal = (path: string, refused: Auth.Refused, challenge: string) => {
+  const headers: Record<string, string> =
+    refused.status === 401
+      ? { "www-authenticate": challenge, "cache-control": "no-store" }
+      : { "retry-after": "5", "cache-control": "no-store" }
+  const code = refused.status === 401 ? "unauthorized" : "unavailable"
+  if (path.startsWith("/v1/")) {
+    return HttpServerResponse.jsonUnsafe(
+      {
+        type: "about:blank",
+        title: refused.status === 401 ? "Unauthorized" : "Service Unavailable",
+        status: refused.status,
+        code,
+        detail: refused.message,
+        ...(refused.status === 503 ? { retryable: true, retry_after_sec: 5 } : {})
+      },
+      { status: refused.status, headers, contentType: "application/problem+json" }
+    )
+  }
+  if (path === "/slop")
+    return HttpServerResponse.jsonUnsafe({ error: refused.message }, { status: refused.status, headers })
+  return HttpServerResponse.jsonUnsafe(
+    { error: code, error_description: refused.message },
+    { status: refused.status, headers }
   )
+}
 
 /**
- * Global HTTP middleware: refuses requests to the MCP endpoint without a valid bearer token (401) when auth is
- * required; `/health` stays open.
+ * Global HTTP middleware: every request but the public ones ({@link isPublic}: `/health`, `/.well-known/…`, the API
+ * documentation, the dashboard's page and assets) is authenticated by `Auth` before it reaches `/mcp`, the REST API,
+ * the SLOP endpoint (its token may also come as a subprotocol or query parameter) or the dashboard's reads. A refused
+ * one gets `401` with a `WWW-Authenticate` challenge (naming the Protected Resource Metadata in OAuth mode) or `503`
+ * when the authorization server cannot be reached, in the body shape of the surface asked.
  *
  * @category layers
  * @since 0.1.0
  */
-export const authMiddleware = (settings: Settings) =>
-  HttpRouter.middleware(
-    (httpEffect) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // the REST and SLOP edge and the dashboard authenticate their own requests (problem+json, subprotocol
-        // tokens); the dashboard's page and assets are public
-        if (
-          !settings.authRequired ||
-          request.url.startsWith("/health") ||
-          Edge.isEdgePath(request.url) ||
-          Dashboard.isDashboardPath(request.url)
-        ) {
+export const authMiddleware = HttpRouter.middleware(
+  Effect.map(
+    Auth.Auth,
+    (auth) =>
+      (
+        httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+      ) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const path = request.url.split("?")[0] ?? request.url
+          if (isPublic(path)) return yield* httpEffect
+          if (path === "/slop" && request.headers.upgrade?.toLowerCase() !== "websocket") return yield* httpEffect
+          const token =
+            path === "/slop" ? SlopServer.bearerToken(request) : Token.fromAuthorization(request.headers.authorization)
+          if (token === undefined && !auth.required) return yield* httpEffect
+          const verdict = yield* Effect.result(auth.ownerOf(token === undefined ? undefined : `Bearer ${token}`))
+          if (verdict._tag === "Failure") return refusal(path, verdict.failure, auth.challenge(verdict.failure))
           return yield* httpEffect
-        }
-        const now = yield* Clock.currentTimeMillis
-        const authorization = request.headers.authorization
-        if (authorization === undefined) return unauthorized("missing bearer token")
-        if (ownerOf(settings, authorization, Math.floor(now / 1000)) === undefined) {
-          return unauthorized("invalid or expired bearer token")
-        }
-        return yield* httpEffect
-      }),
-    { global: true }
-  )
+        })
+  ),
+  { global: true }
+)
+
+/**
+ * The Protected Resource Metadata routes (RFC 9728) in OAuth mode: `GET /.well-known/oauth-protected-resource` (and
+ * its path-suffixed form when the resource identifier has a path), public and readable from any origin.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const metadataRoutes = (settings: Settings) =>
+  settings.oauth === undefined
+    ? Layer.empty
+    : HttpRouter.addAll(
+        Auth.metadataPaths(settings.oauth.resource).map((path) =>
+          HttpRouter.route(
+            "GET",
+            path as HttpRouter.PathInput,
+            HttpServerResponse.jsonUnsafe(Auth.metadataDocument(settings.oauth!), {
+              headers: { "access-control-allow-origin": "*", "cache-control": "max-age=3600" }
+            })
+          )
+        )
+      )
 
 /**
  * The `/health` route: `{ status, uptime_sec, timestamp, transport }`.
@@ -157,24 +212,30 @@ export const httpApp = (settings: Settings, startedAt: number) =>
       allowedOrigins: settings.allowedOrigins
     }),
     healthRoute(startedAt),
-    authMiddleware(settings),
+    metadataRoutes(settings),
+    authMiddleware,
     Edge.layerFromEnv(settings),
     Layer.unwrap(
-      Effect.map(Backend, (backend) =>
+      Effect.map(Effect.all([Backend, Auth.Auth]), ([backend, auth]) =>
         McpGuard.layer({
           path: "/mcp",
           maxBodyBytes: settings.maxBodyBytes,
           sessionIdleMs: settings.sessionIdleMs,
           maxSessions: settings.maxSessions,
           maxResponseBytes: settings.maxResponseBytes,
-          audienceOf: (authorization, nowMs) => {
-            const owner = ownerOf(settings, authorization, Math.floor(nowMs / 1000))
-            return owner === undefined ? undefined : backend.audienceFor(owner)
-          }
+          audienceOf: (authorization) =>
+            auth.ownerOf(authorization).pipe(
+              Effect.map(backend.audienceFor),
+              Effect.orElseSucceed(() => undefined)
+            )
         })
       )
     )
-  ).pipe(Layer.provide(resolverLayer(settings, true)), Layer.provide(Changes.layer))
+  ).pipe(
+    Layer.provide(resolverLayer(settings, true)),
+    Layer.provide(Changes.layer),
+    Layer.provide(Auth.layer(settings))
+  )
 
 /**
  * Closes connections that neither send nor read for `timeoutMs` (a client that stops reading its responses would
@@ -234,5 +295,5 @@ export const layerHttp = (
  */
 export const layerStdio = (settings: Settings) =>
   AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs, tools: settings.tools }).pipe(
-    Layer.provide([resolverLayer(settings), NodeStdio.layer])
+    Layer.provide([resolverLayer(settings).pipe(Layer.provide(Auth.layer(settings))), NodeStdio.layer])
   )

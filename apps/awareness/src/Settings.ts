@@ -1,7 +1,10 @@
 /**
  * The awareness server's settings, from command-line flags first, then the environment, then defaults:
  * `HEED_PORT` (8420), `HEED_HOST` (127.0.0.1), `HEED_DATA_DIR` (embedded PGlite; default {@link defaultDataDir}), `DATABASE_URL`
- * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET`, `HEED_DEFAULT_OWNER`,
+ * (a PostgreSQL server instead), `HEED_AUTH_REQUIRED` with `HEED_JWT_SECRET` (self-signed HS256 tokens) or
+ * `HEED_OAUTH_ISSUER` with `HEED_OAUTH_RESOURCE`, `HEED_OAUTH_AUDIENCE`, `HEED_OAUTH_OWNER_CLAIM`, `HEED_OAUTH_JWKS_URI`,
+ * `HEED_OAUTH_JWKS_CACHE_SEC` and `HEED_OAUTH_JWKS_COOLDOWN_SEC` (OAuth 2.1 resource server, see {@link OAuth}),
+ * `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
  * (1000), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
@@ -57,6 +60,44 @@ export interface Settings {
    * `compact` (six tools, about a third of the `tools/list` tokens).
    */
   readonly tools?: "full" | "compact" | undefined
+  /**
+   * OAuth 2.1 resource-server mode: access tokens issued by an authorization server, verified against its published
+   * keys (see `Auth`). Absent: self-signed HS256 tokens (`secret`), or no auth.
+   */
+  readonly oauth?: OAuth | undefined
+}
+
+/**
+ * The OAuth 2.1 resource-server settings (`HEED_OAUTH_*`). Setting `HEED_OAUTH_ISSUER` turns the mode on, and every
+ * HTTP request then needs an access token from that issuer.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface OAuth {
+  /** The authorization server's issuer identifier; tokens' `iss` must equal it (`HEED_OAUTH_ISSUER`). */
+  readonly issuer: string
+  /**
+   * This server's resource identifier, as clients reach it (`HEED_OAUTH_RESOURCE`; default `http://<host>:<port>`):
+   * the `resource` of its Protected Resource Metadata, and the audience tokens must name.
+   */
+  readonly resource: string
+  /** The `aud` values accepted; a token must name one of them (`HEED_OAUTH_AUDIENCE`, comma-separated; default the resource). */
+  readonly audience: ReadonlyArray<string>
+  /** The claim whose value is the owner (`HEED_OAUTH_OWNER_CLAIM`, default `sub`). */
+  readonly ownerClaim: string
+  /** The issuer's key set; without it, `jwks_uri` is discovered from the issuer's metadata (`HEED_OAUTH_JWKS_URI`). */
+  readonly jwksUri?: string | undefined
+  /** How long fetched keys are used before they are fetched again, in milliseconds (`HEED_OAUTH_JWKS_CACHE_SEC`, 600). */
+  readonly jwksCacheMs: number
+  /**
+   * After a fetch, how long a token with an unknown `kid` waits before it may trigger another one, in milliseconds
+   * (`HEED_OAUTH_JWKS_COOLDOWN_SEC`, 30): new keys are picked up, and tokens with made-up `kid`s cannot hammer the
+   * issuer.
+   */
+  readonly jwksCooldownMs: number
+  /** How long a metadata or key-set fetch may take, in milliseconds. */
+  readonly fetchTimeoutMs: number
 }
 
 /**
@@ -126,7 +167,7 @@ export const load = (overrides: Overrides = {}) =>
       xdgDataHome: Config.String("XDG_DATA_HOME").pipe(Config.option),
       home: Config.String("HOME").pipe(Config.option),
       databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
-      authRequired: Config.Boolean("HEED_AUTH_REQUIRED").pipe(Config.withDefault(false)),
+      authRequired: Config.Boolean("HEED_AUTH_REQUIRED").pipe(Config.option),
       secret: Config.Redacted("HEED_JWT_SECRET").pipe(Config.option),
       defaultOwner: Config.String("HEED_DEFAULT_OWNER").pipe(Config.option),
       logLevel: Config.LogLevel("HEED_LOG_LEVEL").pipe(Config.withDefault("Info" as LogLevel.LogLevel)),
@@ -140,7 +181,14 @@ export const load = (overrides: Overrides = {}) =>
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
       dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option),
-      tools: Config.String("HEED_TOOLS").pipe(Config.withDefault("full"))
+      tools: Config.String("HEED_TOOLS").pipe(Config.withDefault("full")),
+      oauthIssuer: Config.String("HEED_OAUTH_ISSUER").pipe(Config.option),
+      oauthResource: Config.String("HEED_OAUTH_RESOURCE").pipe(Config.option),
+      oauthAudience: Config.String("HEED_OAUTH_AUDIENCE").pipe(Config.withDefault("")),
+      oauthOwnerClaim: Config.String("HEED_OAUTH_OWNER_CLAIM").pipe(Config.withDefault("sub")),
+      oauthJwksUri: Config.String("HEED_OAUTH_JWKS_URI").pipe(Config.option),
+      oauthJwksCacheSec: Config.Int("HEED_OAUTH_JWKS_CACHE_SEC").pipe(Config.withDefault(600)),
+      oauthJwksCooldownSec: Config.Int("HEED_OAUTH_JWKS_COOLDOWN_SEC").pipe(Config.withDefault(30))
     })
     const tools = pick(overrides.tools, env.tools).trim().toLowerCase()
     if (tools !== "full" && tools !== "compact") {
@@ -167,7 +215,7 @@ export const load = (overrides: Overrides = {}) =>
         )
       ),
       databaseUrl: databaseOverride,
-      authRequired: env.authRequired,
+      authRequired: Option.getOrElse(env.authRequired, () => Option.isSome(env.oauthIssuer)),
       secret: env.secret,
       defaultOwner: Option.getOrElse(env.defaultOwner, defaultOwner),
       logLevel: pick(overrides.logLevel, env.logLevel),
@@ -186,6 +234,17 @@ export const load = (overrides: Overrides = {}) =>
       dashboardDir: Option.getOrUndefined(env.dashboardDir),
       tools
     }
+    if (Option.isSome(env.oauthIssuer)) {
+      return yield* oauthSettings(settings, {
+        issuer: env.oauthIssuer.value,
+        resource: Option.getOrUndefined(env.oauthResource),
+        audience: env.oauthAudience,
+        ownerClaim: env.oauthOwnerClaim,
+        jwksUri: Option.getOrUndefined(env.oauthJwksUri),
+        jwksCacheSec: env.oauthJwksCacheSec,
+        jwksCooldownSec: env.oauthJwksCooldownSec
+      })
+    }
     if (Option.isSome(settings.secret) && Redacted.value(settings.secret.value).trim().length < 16) {
       return yield* Effect.fail(
         new SettingsError({ message: "HEED_JWT_SECRET must be at least 16 characters (use a long random string)." })
@@ -199,4 +258,90 @@ export const load = (overrides: Overrides = {}) =>
       )
     }
     return settings
+  })
+
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/** An absolute http(s) URL without a fragment; plain http only on a loopback host unless `anyHttp`. */
+const urlSetting = (name: string, value: string, anyHttp = false): Effect.Effect<URL, SettingsError> => {
+  const fail = (why: string) =>
+    Effect.fail(new SettingsError({ message: `${name} ${why} (got ${JSON.stringify(value)}).` }))
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return fail("must be an absolute URL such as https://auth.example.com")
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return fail("must be an http(s) URL")
+  if (url.protocol === "http:" && !anyHttp && !loopbackHosts.has(url.hostname)) {
+    return fail("must use https (plain http is accepted on localhost, 127.0.0.1 and [::1] only)")
+  }
+  if (url.hash !== "" || value.includes("#")) return fail("must not have a fragment")
+  if (url.username !== "" || url.password !== "") return fail("must not carry credentials")
+  return Effect.succeed(url)
+}
+
+/** The resource identifier a server on `host:port` has when it is reached directly. */
+const defaultResource = (host: string, port: number): string | undefined => {
+  if (host === "0.0.0.0" || host === "::" || host === "" || port === 0) return undefined
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+}
+
+/** Checks the `HEED_OAUTH_*` values and adds them to the settings. */
+const oauthSettings = (
+  settings: Settings,
+  raw: {
+    readonly issuer: string
+    readonly resource: string | undefined
+    readonly audience: string
+    readonly ownerClaim: string
+    readonly jwksUri: string | undefined
+    readonly jwksCacheSec: number
+    readonly jwksCooldownSec: number
+  }
+) =>
+  Effect.gen(function* () {
+    const fail = (message: string) => Effect.fail(new SettingsError({ message }))
+    if (Option.isSome(settings.secret)) {
+      return yield* fail(
+        "HEED_OAUTH_ISSUER and HEED_JWT_SECRET are two auth modes (tokens from an authorization server, or self-signed ones): set one of them."
+      )
+    }
+    if (!settings.authRequired) {
+      return yield* fail(
+        "HEED_OAUTH_ISSUER requires auth: remove HEED_AUTH_REQUIRED=false (every request needs an access token in OAuth mode)."
+      )
+    }
+    const issuer = yield* urlSetting("HEED_OAUTH_ISSUER", raw.issuer.trim())
+    if (issuer.search !== "") return yield* fail("HEED_OAUTH_ISSUER must not have a query (RFC 8414).")
+    const resourceText = raw.resource?.trim() ?? defaultResource(settings.host, settings.port)
+    if (resourceText === undefined) {
+      return yield* fail(
+        `HEED_OAUTH_RESOURCE is required when the server listens on ${settings.host}:${settings.port}: set it to the URL clients reach this server at, e.g. https://heed.example.com (tokens must name it as their audience).`
+      )
+    }
+    const resource = yield* urlSetting("HEED_OAUTH_RESOURCE", resourceText, true)
+    if (resource.search !== "") return yield* fail("HEED_OAUTH_RESOURCE must not have a query (RFC 8707).")
+    const jwksUri = raw.jwksUri === undefined ? undefined : yield* urlSetting("HEED_OAUTH_JWKS_URI", raw.jwksUri.trim())
+    const ownerClaim = raw.ownerClaim.trim()
+    if (ownerClaim === "") return yield* fail("HEED_OAUTH_OWNER_CLAIM must name a claim, such as sub or email.")
+    if (raw.jwksCacheSec < 1) return yield* fail("HEED_OAUTH_JWKS_CACHE_SEC must be at least 1 second.")
+    if (raw.jwksCooldownSec < 0) return yield* fail("HEED_OAUTH_JWKS_COOLDOWN_SEC must not be negative.")
+    // A resource identifier without a path is written without the trailing slash the URL parser adds.
+    const canonical = resource.pathname === "/" && !resourceText.endsWith("/") ? resource.origin : resource.href
+    const audience = raw.audience
+      .split(",")
+      .map((value) => value.trim())
+      .filter((value) => value !== "")
+    const oauth: OAuth = {
+      issuer: raw.issuer.trim(),
+      resource: canonical,
+      audience: audience.length > 0 ? audience : [canonical],
+      ownerClaim,
+      jwksUri: jwksUri?.href,
+      jwksCacheMs: raw.jwksCacheSec * 1000,
+      jwksCooldownMs: raw.jwksCooldownSec * 1000,
+      fetchTimeoutMs: 5000
+    }
+    return { ...settings, oauth } satisfies Settings
   })

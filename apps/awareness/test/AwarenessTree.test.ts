@@ -27,6 +27,39 @@ describe("AwarenessTree.toTree", () => {
     assert.strictEqual(nodeId("ci/github"), "ci%2Fgithub")
   })
 
+  it("with the tree it replaces, every list keeps its order and new children come last (no moves)", () => {
+    const snapshot = (alerts: ReadonlyArray<unknown>, statuses: ReadonlyArray<unknown>) => ({
+      briefing: {},
+      statuses,
+      alerts,
+      intentions: [],
+      suppressions: []
+    })
+    const first = toTree(
+      snapshot([alert("a2", "nas", "warning", "two"), alert("a1", "nas", "critical", "one")], [status("zeta", "x")]),
+      now
+    )
+    const order = (tree: Node.Node) =>
+      tree.children![0]!.children!.map((s) => [s.id, ...(s.children ?? []).map((a) => a.id)])
+    // alerts in insertion order (creation, then id), sources by name
+    assert.deepStrictEqual(order(first), [["nas", "a1", "a2"], ["zeta"]])
+    const next = toTree(
+      snapshot(
+        [
+          alert("a3", "alpha", "info", "new source"),
+          alert("a0", "nas", "info", "older id"),
+          alert("a2", "nas", "warning", "two")
+        ],
+        [status("zeta", "x")]
+      ),
+      now,
+      first
+    )
+    // a1 resolved; a0 is new to the tree, so it comes after a2 although it sorts first; alpha comes last
+    assert.deepStrictEqual(order(next), [["nas", "a2", "a0"], ["zeta"], ["alpha", "a3"]])
+    assert.deepStrictEqual(order(toTree(snapshot([alert("a0", "nas", "info", "x")], []), now)), [["nas", "a0"]])
+  })
+
   it("sources the briefing left out still get a node, their status derived from alerts and the status's ttl", () => {
     const tree = toTree(
       {

@@ -54,6 +54,9 @@ export interface Result {
   readonly mean_ms?: number
   readonly p50_ms?: number
   readonly p99_ms?: number
+  /** CPU time of the process per call (it leaves out time spent waiting for a core on a busy machine). */
+  readonly cpu_mean_ms?: number
+  readonly cpu_p50_ms?: number
   readonly [figure: string]: string | number | undefined
 }
 
@@ -71,25 +74,45 @@ const emit = (result: Result): void => {
 const sink: Array<unknown> = new Array(256)
 let sunk = 0
 
+/**
+ * CPU time of the process in ms (user + system, every thread, so the garbage collector's helpers too): unlike wall
+ * time, it leaves out the time spent waiting for a core on a busy machine. (`process.threadCpuUsage` would leave out
+ * the helpers, but on Linux it moves in steps of a scheduler tick, too coarse for one sample.)
+ */
+const cpuMs = (): number => {
+  const used = process.cpuUsage()
+  return (used.user + used.system) / 1000
+}
+
+/** The CPU time of the last {@link timeOnce} batch, per call. */
+let lastCpuMs = 0
+
 /** The mean time of one call over a batch; with `beforeEach`, each call is timed on its own after its set-up. */
 const timeOnce = (benchCase: Case, batch: number): number => {
   const { fn, beforeEach } = benchCase
   if (beforeEach === undefined) {
+    const cpuStart = cpuMs()
     const start = performance.now()
     for (let i = 0; i < batch; i++) sink[sunk++ & 255] = fn()
-    return (performance.now() - start) / batch
+    const wall = (performance.now() - start) / batch
+    lastCpuMs = (cpuMs() - cpuStart) / batch
+    return wall
   }
   let total = 0
+  let cpu = 0
   for (let i = 0; i < batch; i++) {
     beforeEach()
+    const cpuStart = cpuMs()
     const start = performance.now()
     sink[sunk++ & 255] = fn()
     total += performance.now() - start
+    cpu += cpuMs() - cpuStart
   }
+  lastCpuMs = cpu / batch
   return total / batch
 }
 
-const measure = (benchCase: Case, options: RunOptions): Array<number> => {
+const measure = (benchCase: Case, options: RunOptions): { wall: Array<number>; cpu: Array<number> } => {
   const timeMs = options.timeMs ?? Number(process.env.HEED_BENCH_TIME_MS ?? 1000)
   const minSamples = options.minSamples ?? 10
   const maxSamples = options.maxSamples ?? 100_000
@@ -101,25 +124,29 @@ const measure = (benchCase: Case, options: RunOptions): Array<number> => {
     const ms = timeOnce(benchCase, batch)
     if (ms * batch < 0.05) batch = Math.min(batch * 2, 1 << 20)
   } while (performance.now() < warmupEnd)
-  const samples: Array<number> = []
+  const wall: Array<number> = []
+  const cpu: Array<number> = []
   const end = performance.now() + timeMs
-  while (samples.length < maxSamples && (samples.length < minSamples || performance.now() < end)) {
-    samples.push(timeOnce(benchCase, batch))
+  while (wall.length < maxSamples && (wall.length < minSamples || performance.now() < end)) {
+    wall.push(timeOnce(benchCase, batch))
+    cpu.push(lastCpuMs)
   }
-  return samples
+  return { wall, cpu }
 }
 
 const printTable = (suite: string, results: ReadonlyArray<Result>): void => {
   const figureKeys = [...new Set(results.flatMap((r) => Object.keys(r)))].filter(
-    (key) => !["suite", "name", "samples", "mean_ms", "p50_ms", "p99_ms"].includes(key)
+    (key) => !["suite", "name", "samples", "mean_ms", "p50_ms", "p99_ms", "cpu_mean_ms", "cpu_p50_ms"].includes(key)
   )
-  const header = ["case", "samples", "mean ms", "p50 ms", "p99 ms", ...figureKeys]
+  const header = ["case", "samples", "mean ms", "p50 ms", "p99 ms", "cpu mean ms", "cpu p50 ms", ...figureKeys]
   const rows = results.map((r) => [
     r.name,
     String(r.samples),
     r.mean_ms === undefined ? "-" : String(r.mean_ms),
     r.p50_ms === undefined ? "-" : String(r.p50_ms),
     r.p99_ms === undefined ? "-" : String(r.p99_ms),
+    r.cpu_mean_ms === undefined ? "-" : String(r.cpu_mean_ms),
+    r.cpu_p50_ms === undefined ? "-" : String(r.cpu_p50_ms),
     ...figureKeys.map((key) => (r[key] === undefined ? "" : String(r[key])))
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)))
@@ -149,8 +176,11 @@ const printTable = (suite: string, results: ReadonlyArray<Result>): void => {
 export const run = async (suite: string, cases: ReadonlyArray<Case>, options: RunOptions = {}): Promise<void> => {
   const results: Array<Result> = []
   for (const benchCase of cases) {
-    const samples = measure(benchCase, options).sort((a, b) => a - b)
+    const measured = measure(benchCase, options)
+    const samples = measured.wall.sort((a, b) => a - b)
+    const cpu = measured.cpu.sort((a, b) => a - b)
     const mean = samples.reduce((sum, ms) => sum + ms, 0) / samples.length
+    const cpuMean = cpu.reduce((sum, ms) => sum + ms, 0) / cpu.length
     const figures = typeof benchCase.figures === "function" ? benchCase.figures() : (benchCase.figures ?? {})
     const result: Result = {
       suite,
@@ -159,6 +189,8 @@ export const run = async (suite: string, cases: ReadonlyArray<Case>, options: Ru
       mean_ms: round(mean),
       p50_ms: round(quantile(samples, 0.5)),
       p99_ms: round(quantile(samples, 0.99)),
+      cpu_mean_ms: round(cpuMean),
+      cpu_p50_ms: round(quantile(cpu, 0.5)),
       ...figures
     }
     results.push(result)

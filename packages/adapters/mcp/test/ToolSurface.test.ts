@@ -27,9 +27,9 @@ const wire = (profile: Tools.Profile): string =>
 const client = (tools: Tools.Profile) =>
   McpTest.makeClient(
     AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0, tools }).pipe(
-      Layer.provide(AwarenessResolver.AwarenessResolver.layer),
-      Layer.provide(Awareness.Awareness.layer),
-      Layer.provide(Store.Store.layerMemory)
+      Layer.provide(AwarenessResolver.layer),
+      Layer.provide(Awareness.layer),
+      Layer.provide(Store.layerMemory)
     ),
     { protocols: AwarenessMcp.protocols }
   )

@@ -159,6 +159,6 @@ describe("Awareness: a newly fired intention is never dropped in favour of older
         assert.isAbove(briefing.omitted?.intentions ?? 0, 0)
         assert.include(briefing.summary, "more fired reminders")
       }
-    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))))
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
   )
 })

@@ -10,7 +10,7 @@ import { compactionScore, plan } from "./internal/plan.ts"
 import type { QueryWindow } from "./internal/shapes.ts"
 import { buildView, sliceWindow, windowRange } from "./internal/shapes.ts"
 import type { Work } from "./internal/workTree.ts"
-import { STUB, workFor } from "./internal/workTree.ts"
+import { STUB, settle, workFor } from "./internal/workTree.ts"
 import type { Node } from "./Node.ts"
 import { find } from "./Node.ts"
 import * as Render from "./Render.ts"
@@ -179,10 +179,13 @@ export const optimize = (tree: Node, request: Request, options: Options = {}): N
 
 // The window applies to the root's list as served (after the filter), and only when the root shows children: a
 // depth stub or a root without children is served as it is.
-const queryWindow = (work: Work, window: readonly [number, number] | undefined): QueryWindow | undefined =>
-  window === undefined || work.kind[0] === STUB || work.childCount[0] === 0
+const queryWindow = (work: Work, window: readonly [number, number] | undefined): QueryWindow | undefined => {
+  if (window === undefined) return undefined
+  settle(work, 0)
+  return work.kind[0] === STUB || work.childCount[0] === 0
     ? undefined
     : { range: windowRange(work.childCount[0]!, window), requested: window }
+}
 
 // Plans and builds the view. Unit costs are exact for o200k, but the plan does not count the "(showing N of M)" line
 // a query window adds; other counters need not be additive. Then the real text is measured: while it is over, the

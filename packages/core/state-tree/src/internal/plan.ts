@@ -98,11 +98,13 @@ class Planner {
     const size = work.size
     this.withTokens = count !== undefined && maxTokens < Infinity
     this.costs = this.withTokens ? costsFor(work, count!) : undefined
-    this.cur = this.costs !== undefined ? Float64Array.from(this.costs.sum) : new Float64Array(1)
-    this.curOpen = this.costs !== undefined ? Int32Array.from(this.costs.open) : new Int32Array(1)
-    this.curDesc = Int32Array.from(work.desc)
-    this.collapsed = new Uint8Array(size)
-    this.removed = new Uint8Array(size)
+    this.cur = this.costs !== undefined ? this.costs.sum.slice() : new Float64Array(1)
+    this.curOpen = this.costs !== undefined ? this.costs.open.slice() : new Int32Array(1)
+    this.curDesc = work.desc.slice()
+    // the two flag columns share one buffer
+    const flags = new ArrayBuffer(size * 2)
+    this.collapsed = new Uint8Array(flags, 0, size)
+    this.removed = new Uint8Array(flags, size, size)
     this.keep = new Int32Array(size).fill(-1)
     this.nodes = size
   }

@@ -8,7 +8,7 @@
 import type { Node, NodeMeta } from "../Node.ts"
 import { totalChildrenOf } from "../Node.ts"
 import type { Range, Work } from "./workTree.ts"
-import { ANCESTOR, FULL, kidsOf, rootKids, STUB } from "./workTree.ts"
+import { ANCESTOR, FULL, kidsOf, rootKids, STUB, settle } from "./workTree.ts"
 
 /** `meta` with `extra` merged in. */
 export const withMeta = (meta: NodeMeta | undefined, extra: NodeMeta): NodeMeta =>
@@ -61,6 +61,7 @@ export const buildView = (
   window?: QueryWindow
 ): Node => {
   const node = work.src[i]!
+  settle(work, i)
   const k = work.kind[i]!
   const hidden = work.hidden[i]!
   if (k === STUB) return depthStub(node, hidden)

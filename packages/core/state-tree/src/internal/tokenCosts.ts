@@ -16,7 +16,7 @@ import * as Render from "../Render.ts"
 import { lazyCounters, o200kWordPieces } from "./lowerBound.ts"
 import { compacted, depthStub } from "./shapes.ts"
 import type { Work } from "./workTree.ts"
-import { ANCESTOR, FULL, STUB } from "./workTree.ts"
+import { ANCESTOR, FULL, STUB, settleAll } from "./workTree.ts"
 
 const costCaches = new WeakMap<(text: string) => number, Array<WeakMap<Node, number>>>()
 
@@ -106,6 +106,7 @@ const ownLowerBound = (work: Work, i: number, typePieces: Map<string, number>): 
 export const costsFor = (work: Work, count: (text: string) => number): Costs => {
   const cached = work.costs.get(count)
   if (cached !== undefined) return cached
+  settleAll(work)
   const size = work.size
   const { parent } = work
   const own = new Float64Array(size)

@@ -2,6 +2,11 @@
  * The pipeline's working tree: Filter and Truncate fused into one walk that never descends below the depth limit,
  * stored as columns in pre-order (a subtree is contiguous: node `i`'s descendants are `i + 1 … i + desc[i]`).
  *
+ * A node at the depth limit is settled lazily: whether it is a depth stub and how many of its children the filter
+ * hides are needed only to show it or to count its tokens, and with a node budget most such nodes end up inside a
+ * collapsed subtree. Settling it reads every child (a cold read each on a tree nobody walked yet), so the walk
+ * leaves it to {@link settle}, which the view and the token costs call first.
+ *
  * @since 0.1.0
  * @internal
  */
@@ -33,6 +38,10 @@ export interface Work {
   readonly pinnedIn: Uint8Array
   /** the node or an ancestor is pinned */
   readonly underPin: Uint8Array
+  /** a node at the depth limit whose `kind` and `hidden` are not computed yet (see {@link settle}) */
+  readonly unsettled: Uint8Array
+  /** computes `kind` and `hidden` of an unsettled node */
+  readonly settleAt: (i: number) => void
   readonly size: number
   /** compaction candidates sorted by score, computed on first use */
   candidates?: Array<number>
@@ -44,17 +53,24 @@ export interface Work {
 // subscriptions of one provider rebuild); nodes are immutable, so a cached working tree never goes stale.
 const workCache = new WeakMap<Node, Map<string, Work>>()
 
-/** The working tree of `root` for a depth limit (`-1`: none) and an active filter, built once per root object. */
-export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined): Work => {
-  const key =
-    filter === undefined
-      ? `${maxDepth}`
-      : `${maxDepth}|${filter.min_salience}|${filter.types?.join("\u0000")}|${filter.keep_ancestors === true}`
+const workKey = (maxDepth: number, filter: Filter | undefined): string =>
+  filter === undefined
+    ? `${maxDepth}`
+    : `${maxDepth}|${filter.min_salience}|${filter.types?.join("\u0000")}|${filter.keep_ancestors === true}`
+
+const cacheOf = (root: Node): Map<string, Work> => {
   let byKey = workCache.get(root)
   if (byKey === undefined) {
     byKey = new Map()
     workCache.set(root, byKey)
   }
+  return byKey
+}
+
+/** The working tree of `root` for a depth limit (`-1`: none) and an active filter, built once per root object. */
+export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined): Work => {
+  const key = workKey(maxDepth, filter)
+  const byKey = cacheOf(root)
   let work = byKey.get(key)
   if (work === undefined) {
     work = new Builder(filter).build(root, maxDepth < 0 ? Infinity : maxDepth)
@@ -62,6 +78,22 @@ export const workFor = (root: Node, maxDepth: number, filter: Filter | undefined
     byKey.set(key, work)
   }
   return work
+}
+
+/** Stores a working tree built elsewhere as `workFor`'s answer (tests: a reference builder's tree). */
+export const primeWork = (root: Node, maxDepth: number, filter: Filter | undefined, work: Work): void => {
+  cacheOf(root).set(workKey(maxDepth, filter), work)
+}
+
+/** Makes `kind[i]` and `hidden[i]` final: call it before reading them. */
+export const settle = (work: Work, i: number): void => {
+  if (work.unsettled[i] === 1) work.settleAt(i)
+}
+
+/** Settles every node (for token costs, which read every node's kind). */
+export const settleAll = (work: Work): void => {
+  const unsettled = work.unsettled
+  for (let i = 0; i < work.size; i++) if (unsettled[i] === 1) work.settleAt(i)
 }
 
 /** The working-tree indices of node `i`'s children. */
@@ -81,23 +113,39 @@ export const rootKids = (work: Work, range: Range | undefined): Array<number> =>
   return range === undefined ? kids : kids.slice(range[0], range[1])
 }
 
-const grow = <A extends Int32Array | Uint8Array>(array: A, capacity: number): A => {
-  const next = new (array.constructor as new (length: number) => A)(capacity)
-  next.set(array)
-  return next
+/** The columns of a builder with room for `capacity` nodes, all in one buffer (one allocation, not nine). */
+const columns = (capacity: number) => {
+  const buffer = new ArrayBuffer(capacity * 24)
+  let offset = 0
+  const ints = () => {
+    const column = new Int32Array(buffer, offset, capacity)
+    offset += capacity * 4
+    return column
+  }
+  const bytes = () => {
+    const column = new Uint8Array(buffer, offset, capacity)
+    offset += capacity
+    return column
+  }
+  return {
+    parent: ints(),
+    depth: ints(),
+    childCount: ints(),
+    desc: ints(),
+    hidden: ints(),
+    kind: bytes(),
+    pinnedIn: bytes(),
+    underPin: bytes(),
+    unsettled: bytes()
+  }
 }
+
+type Columns = ReturnType<typeof columns>
 
 class Builder {
   readonly src: Array<Node> = []
   capacity = 1024
-  kind = new Uint8Array(this.capacity)
-  parent = new Int32Array(this.capacity)
-  depth = new Int32Array(this.capacity)
-  childCount = new Int32Array(this.capacity)
-  desc = new Int32Array(this.capacity)
-  hidden = new Int32Array(this.capacity)
-  pinnedIn = new Uint8Array(this.capacity)
-  underPin = new Uint8Array(this.capacity)
+  c: Columns = columns(this.capacity)
   readonly min: number | undefined
   readonly types: ReadonlySet<string> | undefined
   readonly active: boolean
@@ -131,16 +179,24 @@ class Builder {
   build(root: Node, maxDepth: number): Work {
     this.visit(root, maxDepth, 0, -1, FULL, false)
     const size = this.src.length
+    const unsettled = this.c.unsettled.subarray(0, size)
+    const src = this.src
     return {
-      src: this.src,
-      kind: this.kind.subarray(0, size),
-      parent: this.parent.subarray(0, size),
-      depth: this.depth.subarray(0, size),
-      childCount: this.childCount.subarray(0, size),
-      hidden: this.hidden.subarray(0, size),
-      desc: this.desc.subarray(0, size),
-      pinnedIn: this.pinnedIn.subarray(0, size),
-      underPin: this.underPin.subarray(0, size),
+      src,
+      kind: this.c.kind.subarray(0, size),
+      parent: this.c.parent.subarray(0, size),
+      depth: this.c.depth.subarray(0, size),
+      childCount: this.c.childCount.subarray(0, size),
+      hidden: this.c.hidden.subarray(0, size),
+      desc: this.c.desc.subarray(0, size),
+      pinnedIn: this.c.pinnedIn.subarray(0, size),
+      underPin: this.c.underPin.subarray(0, size),
+      unsettled,
+      settleAt: (i) => {
+        unsettled[i] = 0
+        const children = src[i]!.children
+        if (children && children.length > 0) this.stub(i, children)
+      },
       size,
       costs: new Map()
     }
@@ -151,14 +207,15 @@ class Builder {
     const index = this.push(node, level, up, k)
     const pinned = node.meta?.pinned === true
     const below = pinnedAbove || pinned
-    if (below) this.underPin[index] = 1
+    if (below) this.c.underPin[index] = 1
     const children = node.children
     let holdsPin = pinned
-    if (children && children.length > 0) {
-      if (remaining <= 0) this.stub(index, children)
-      else if (this.visitChildren(index, children, remaining - 1, level + 1, below)) holdsPin = true
+    if (remaining <= 0) {
+      if (children !== undefined) this.c.unsettled[index] = 1
+    } else if (children && children.length > 0) {
+      if (this.visitChildren(index, children, remaining - 1, level + 1, below)) holdsPin = true
     }
-    if (holdsPin) this.pinnedIn[index] = 1
+    if (holdsPin) this.c.pinnedIn[index] = 1
     return holdsPin
   }
 
@@ -166,24 +223,19 @@ class Builder {
     const index = this.src.length
     if (index === this.capacity) {
       this.capacity *= 2
-      const capacity = this.capacity
-      this.kind = grow(this.kind, capacity)
-      this.parent = grow(this.parent, capacity)
-      this.depth = grow(this.depth, capacity)
-      this.childCount = grow(this.childCount, capacity)
-      this.desc = grow(this.desc, capacity)
-      this.hidden = grow(this.hidden, capacity)
-      this.pinnedIn = grow(this.pinnedIn, capacity)
-      this.underPin = grow(this.underPin, capacity)
+      const next = columns(this.capacity)
+      for (const name of Object.keys(next) as Array<keyof Columns>) next[name].set(this.c[name])
+      this.c = next
     }
     this.src.push(node)
-    this.kind[index] = k
-    this.parent[index] = up
-    this.depth[index] = level
+    this.c.kind[index] = k
+    this.c.parent[index] = up
+    this.c.depth[index] = level
     return index
   }
 
-  /** A node at the depth limit: a depth stub when any child would be visible, counting the hidden ones. */
+  /** A node at the depth limit: a depth stub when any child would be visible, counting the hidden ones (the kind and
+   * the hidden count of a node at the limit are written only here, when {@link settle} asks). */
   stub(index: number, children: ReadonlyArray<Node>): void {
     let visible = children.length
     if (this.active) {
@@ -193,8 +245,8 @@ class Builder {
         if (this.passes(child) || (this.keepAncestors && this.hasMatch(child))) visible++
       }
     }
-    this.hidden[index] = children.length - visible
-    if (visible > 0) this.kind[index] = STUB
+    this.c.hidden[index] = children.length - visible
+    if (visible > 0) this.c.kind[index] = STUB
   }
 
   visitChildren(index: number, children: ReadonlyArray<Node>, remaining: number, level: number, below: boolean) {
@@ -214,9 +266,9 @@ class Builder {
       if (this.visit(child, remaining, level, index, k, below)) holdsPin = true
       kept++
     }
-    this.hidden[index] = dropped
-    this.childCount[index] = kept
-    this.desc[index] = this.src.length - index - 1
+    this.c.hidden[index] = dropped
+    this.c.childCount[index] = kept
+    this.c.desc[index] = this.src.length - index - 1
     return holdsPin
   }
 }
