@@ -73,11 +73,13 @@ const toolsLayer = () =>
  * The SLOP endpoint: the upgrade's token (header, subprotocol or `token` query parameter) picks the owner's tree. (The
  * global auth middleware has already refused upgrades without a valid token, with its challenge.)
  */
-const slopLayer = () =>
+const slopLayer = (settings: Settings) =>
   Layer.unwrap(
     Effect.map(Effect.all([LiveTree.LiveTree, Auth.Auth]), ([live, auth]) =>
       SlopServer.layer({
         path: "/slop",
+        maxConnections: settings.maxSlopConnections,
+        maxConnectionsPerOwner: settings.maxSlopConnectionsPerOwner,
         resolve: (request) =>
           Effect.gen(function* () {
             const token = SlopServer.bearerToken(request)
@@ -105,7 +107,7 @@ export const layer = (settings: Settings, options: EdgeOptions = {}) =>
       rateLimit:
         (options.rateLimitPerMinute ?? 0) > 0 ? { requests: options.rateLimitPerMinute!, windowMs: 60_000 } : undefined
     }).pipe(Layer.provide(toolsLayer())),
-    slopLayer(),
+    slopLayer(settings),
     Discovery.layer({ id: "heed-awareness", name: "heed awareness", path: "/slop" }),
     Dashboard.apiLayer(),
     Dashboard.pageLayer({ assetsDir: settings.dashboardDir })

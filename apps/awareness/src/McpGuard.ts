@@ -2,7 +2,8 @@
  * The edge of the MCP endpoint, in front of effect/ai's Streamable HTTP transport: a request-body limit (413),
  * JSON-RPC framing checks (a parse error or an invalid request answers 400, ids must be strings or safe integers so
  * they round-trip exactly, a notification answers 202 with no body), error objects without internal `_tag`s,
- * session limits (idle sessions expire, a cap on open sessions answers 503 with a clear error), and briefing
+ * session limits (idle sessions expire; a per-owner cap answers 429; at the server's cap each owner gets a fair
+ * share: the owner holding the most gives up its least recently used session, else 503 with a clear error), and briefing
  * notifications delivered to their audience only: a `notifications/resources/updated` tagged with an owner's
  * audience (`BriefingNotifier.audienceKey`) reaches the responses and streams of that owner's requests, without
  * the tag, and no one else's.
@@ -35,8 +36,19 @@ export interface Options {
   readonly maxBodyBytes: number
   /** A session without requests for this long is ended (0 disables expiry). */
   readonly sessionIdleMs: number
-  /** The most sessions open at once; an `initialize` beyond it gets 503. */
+  /**
+   * The most sessions open at once. At the cap, an `initialize` from an owner holding fewer sessions than the owner
+   * holding the most ends that owner's least recently used session (its client gets 404 and initializes again), so
+   * one owner never locks the others out; otherwise it gets 503.
+   */
   readonly maxSessions: number
+  /** The most sessions one owner may hold (default: no cap of its own); an `initialize` beyond it gets 429. */
+  readonly maxSessionsPerOwner?: number | undefined
+  /**
+   * The owner of a request, from its `Authorization` header (default: everyone is one owner). An Effect, because
+   * verifying a token may fetch the issuer's keys (OAuth); `undefined` counts as one anonymous owner.
+   */
+  readonly ownerOf?: ((authorization: string | undefined) => Effect.Effect<string | undefined>) | undefined
   /**
    * The largest reply sent, in bytes; a larger tool result becomes a `response_too_large` tool error asking for a
    * smaller page (default 4 MiB).
@@ -52,6 +64,7 @@ export interface Options {
 interface Session {
   lastSeen: number
   readonly protocolVersion: string | undefined
+  readonly owner: string
 }
 
 const SESSION = "mcp-session-id"
@@ -290,9 +303,46 @@ const sweep = (g: Guard, request: HttpServerRequest.HttpServerRequest, now: numb
     { discard: true }
   )
 
+/** How many sessions each owner holds. */
+const holdings = (sessions: ReadonlyMap<string, { readonly owner: string }>): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const session of sessions.values()) counts.set(session.owner, (counts.get(session.owner) ?? 0) + 1)
+  return counts
+}
+
 /**
- * An `initialize` without a session: idle sessions end first, one over the cap is refused with 503, and the session
- * the transport opens is recorded.
+ * The session to end so that `owner` gets its fair share of a full server: the least recently used session of the
+ * owner holding the most, when that owner holds at least two more than `owner` does; else none.
+ */
+const fairShareVictim = <S extends { readonly owner: string; readonly lastSeen: number }>(
+  sessions: ReadonlyMap<string, S>,
+  owner: string
+): string | undefined => {
+  const counts = holdings(sessions)
+  let heaviest: string | undefined
+  let most = 0
+  for (const [holder, count] of counts) {
+    if (count > most) {
+      heaviest = holder
+      most = count
+    }
+  }
+  if (heaviest === undefined || heaviest === owner || most < (counts.get(owner) ?? 0) + 2) return undefined
+  let victim: string | undefined
+  let oldest = Number.POSITIVE_INFINITY
+  for (const [id, session] of sessions) {
+    if (session.owner === heaviest && session.lastSeen < oldest) {
+      victim = id
+      oldest = session.lastSeen
+    }
+  }
+  return victim
+}
+
+/**
+ * An `initialize` without a session: idle sessions end first; an owner over its own cap is refused with 429; at
+ * the server's cap the owner holding the most gives up its least recently used session when that is fair (see
+ * {@link fairShareVictim}), else the request is refused with 503; the session the transport opens is recorded.
  */
 const initialize = Effect.fnUntraced(function* (
   g: Guard,
@@ -301,14 +351,31 @@ const initialize = Effect.fnUntraced(function* (
   now: number
 ) {
   yield* sweep(g, request, now)
-  if (g.sessions.size >= g.options.maxSessions) {
+  const owner =
+    (g.options.ownerOf === undefined ? undefined : yield* g.options.ownerOf(request.headers.authorization)) ?? ""
+  const perOwner = g.options.maxSessionsPerOwner
+  if (perOwner !== undefined && (holdings(g.sessions).get(owner) ?? 0) >= perOwner) {
     return rpcError(
-      503,
+      429,
       id,
       -32000,
-      `Too many open sessions (the limit is ${g.options.maxSessions}, HEED_MAX_SESSIONS): end unused ones with DELETE ${g.path} or retry after idle ones expire.`,
+      `Too many open sessions for this owner (the limit is ${perOwner} per owner, HEED_MAX_SESSIONS_PER_OWNER): end unused ones with DELETE ${g.path} or retry after idle ones expire.`,
       { "retry-after": "60" }
     )
+  }
+  if (g.sessions.size >= g.options.maxSessions) {
+    const victim = fairShareVictim(g.sessions, owner)
+    const session = victim === undefined ? undefined : g.sessions.get(victim)
+    if (victim === undefined || session === undefined) {
+      return rpcError(
+        503,
+        id,
+        -32000,
+        `Too many open sessions (the limit is ${g.options.maxSessions}, HEED_MAX_SESSIONS): end unused ones with DELETE ${g.path} or retry after idle ones expire.`,
+        { "retry-after": "60" }
+      )
+    }
+    yield* end(g, request, victim, session)
   }
   const response = cleaned(yield* g.transport)
   // The transport adds the session header in its own pre-response handler, which runs before this one.
@@ -316,7 +383,7 @@ const initialize = Effect.fnUntraced(function* (
     Effect.sync(() => {
       const created = final.headers[SESSION]
       if (created !== undefined) {
-        g.sessions.set(created, { lastSeen: now, protocolVersion: final.headers[VERSION] })
+        g.sessions.set(created, { lastSeen: now, protocolVersion: final.headers[VERSION], owner })
       }
       return final
     })

@@ -7,6 +7,7 @@
 import { createServer, type Server as HttpNodeServer } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { Limits } from "@heed/collator"
 import { SlopServer } from "@heed/http"
 import { AwarenessMcp, AwarenessResolver, ToolError } from "@heed/mcp"
 import * as Clock from "effect/Clock"
@@ -222,6 +223,9 @@ export const httpApp = (settings: Settings, startedAt: number) =>
           maxBodyBytes: settings.maxBodyBytes,
           sessionIdleMs: settings.sessionIdleMs,
           maxSessions: settings.maxSessions,
+          maxSessionsPerOwner: settings.maxSessionsPerOwner,
+          // The same owner as every other surface's (HS256 or OAuth), so the per-owner caps hold in both modes.
+          ownerOf: (authorization) => auth.ownerOf(authorization).pipe(Effect.orElseSucceed(() => undefined)),
           maxResponseBytes: settings.maxResponseBytes,
           audienceOf: (authorization) =>
             auth.ownerOf(authorization).pipe(
@@ -269,7 +273,11 @@ export const layerHttp = (
   startedAt: number,
   onServer: (server: HttpNodeServer) => void = () => undefined
 ) =>
-  HttpRouter.serve(httpApp(settings, startedAt), { disableLogger: true }).pipe(
+  // Path parameters (a REST `source`) as long as an identifier may be, so the tool's length check answers.
+  HttpRouter.serve(httpApp(settings, startedAt), {
+    disableLogger: true,
+    routerConfig: { maxParamLength: 4 * Limits.maxIdentifierLength }
+  }).pipe(
     Layer.provideMerge(
       NodeHttpServer.layer(
         () => {

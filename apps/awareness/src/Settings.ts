@@ -7,7 +7,8 @@
  * `HEED_DEFAULT_OWNER`,
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
- * (1000), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
+ * (1000), `HEED_MAX_SESSIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_SLOP_CONNECTIONS` (1024),
+ * `HEED_MAX_SLOP_CONNECTIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
  * page; default the app's `dist/web`) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
@@ -47,8 +48,14 @@ export interface Settings {
   readonly maxBodyBytes: number
   /** An MCP session without requests for this long ends, in milliseconds (0: never). */
   readonly sessionIdleMs: number
-  /** The most MCP sessions open at once. */
+  /** The most MCP sessions open at once (at the cap, each owner gets a fair share; see `McpGuard`). */
   readonly maxSessions: number
+  /** The most MCP sessions one owner may hold (default: no cap of its own; the fair share still applies). */
+  readonly maxSessionsPerOwner?: number | undefined
+  /** The most SLOP WebSocket connections open at once (default 1,024; each owner gets a fair share). */
+  readonly maxSlopConnections?: number | undefined
+  /** The most SLOP WebSocket connections one owner may hold (default: no cap of its own). */
+  readonly maxSlopConnectionsPerOwner?: number | undefined
   /** The largest MCP reply, in bytes (a larger tool result becomes a `response_too_large` error). */
   readonly maxResponseBytes: number
   /** A connection that neither sends nor reads for this long is closed, in milliseconds (0: never). */
@@ -178,6 +185,9 @@ export const load = (overrides: Overrides = {}) =>
       maxBodyBytes: Config.Int("HEED_MAX_BODY_BYTES").pipe(Config.withDefault(1_048_576)),
       sessionIdleSec: Config.Int("HEED_SESSION_IDLE_SEC").pipe(Config.withDefault(3600)),
       maxSessions: Config.Int("HEED_MAX_SESSIONS").pipe(Config.withDefault(1000)),
+      maxSessionsPerOwner: Config.Int("HEED_MAX_SESSIONS_PER_OWNER").pipe(Config.option),
+      maxSlopConnections: Config.Int("HEED_MAX_SLOP_CONNECTIONS").pipe(Config.withDefault(1024)),
+      maxSlopConnectionsPerOwner: Config.Int("HEED_MAX_SLOP_CONNECTIONS_PER_OWNER").pipe(Config.option),
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
       dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option),
@@ -229,6 +239,11 @@ export const load = (overrides: Overrides = {}) =>
       maxBodyBytes: Math.max(1024, env.maxBodyBytes),
       sessionIdleMs: Math.max(0, env.sessionIdleSec) * 1000,
       maxSessions: Math.max(1, env.maxSessions),
+      maxSessionsPerOwner: Option.getOrUndefined(Option.map(env.maxSessionsPerOwner, (n) => Math.max(1, n))),
+      maxSlopConnections: Math.max(1, env.maxSlopConnections),
+      maxSlopConnectionsPerOwner: Option.getOrUndefined(
+        Option.map(env.maxSlopConnectionsPerOwner, (n) => Math.max(1, n))
+      ),
       maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
       socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000,
       dashboardDir: Option.getOrUndefined(env.dashboardDir),

@@ -131,8 +131,22 @@ export class V1 extends HttpApiGroup.make("v1")
     }).annotateMerge(OpenApi.annotations({ summary: "End a suppression now (`clear_suppression`)" }))
   )
   .add(
-    HttpApiEndpoint.get("getBriefing", "/v1/briefing", { success: Json, error: errors }).annotateMerge(
-      OpenApi.annotations({ summary: "The briefing (`get_briefing`)" })
+    HttpApiEndpoint.get("getBriefing", "/v1/briefing", {
+      query: {
+        format: Schema.optional(Schema.String).annotate({
+          description: "`json` (default) or `text`: plain text, one line per item, served as `text/plain`."
+        }),
+        explain: Schema.optional(Schema.String).annotate({
+          description: "`true` (default) includes the evaluation block; `false` is the compact briefing."
+        })
+      },
+      success: Json,
+      error: errors
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "The briefing (`get_briefing`)",
+        description: "`format` and `explain` are `get_briefing` parameters."
+      })
     )
   )
   .add(
@@ -196,7 +210,17 @@ export class RestApi extends HttpApi.make("heed-rest")
       version,
       description:
         "Report status, alerts and reminders to the heed awareness server from a shell, and read its briefing. " +
-        "Bodies and replies are the awareness tools' own shapes; errors are RFC 9457 problem details."
+        "Bodies and replies are the awareness tools' own shapes. Every reply that is not 2xx is an RFC 9457 " +
+        "`application/problem+json` problem (unknown routes 404, a wrong method 405 with `Allow`, an unsupported " +
+        "content type 415, a rate limit 429 with `Retry-After`) carrying the tool's error `code` and, where it " +
+        "applies, the offending `parameter` and a did-you-mean `suggestion`.\n\n" +
+        "**Limits** (checked before anything is stored): a write's body must be a JSON object of the tool's " +
+        "parameters, and unknown parameters (body or query) are refused; identifiers (`source`, `alert_id`, each " +
+        "tag, `key`, `scope`, `metric`, `logical_key`, `entry_id`, …) are at most 256 characters, with at most 64 " +
+        "tags; other text fields at most 65,536 characters; a stored entry at most 1 MiB of JSON (`413` naming its " +
+        "largest field); `duration_minutes`, `expires_days` and `ttl_sec` at most ten years; timestamps in the years " +
+        "0001 to 9999; `limit` and `offset` at most 2,147,483,647. Each request body schema states its parameters' " +
+        "limits (`maxLength`, `maxItems`, `maximum`)."
     })
   ) {
   /**

@@ -7,6 +7,7 @@
 
 import type { Message } from "@heed/state-tree"
 import { Provider } from "@heed/state-tree"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -26,8 +27,10 @@ import * as Protocols from "./internal/protocols.ts"
  *   `bad_request` error and the connection stays open (default 1 MiB). Frames above the WebSocket server's own
  *   `maxPayload` close the connection (see {@link websocketOptions});
  * - `maxSubscriptions`: subscriptions one connection may hold at once (default 64; beyond it `limit_exceeded`);
- * - `maxConnections`: open connections on this endpoint (default 1,024; beyond it the upgrade gets `503`);
- * - `maxConnectionsPerOwner`: open connections per owner (see {@link Access}; unlimited by default);
+ * - `maxConnections`: open connections on this endpoint (default 1,024). At the limit, an upgrade from an owner
+ *   holding fewer connections than the owner holding the most ends that owner's oldest connection, so one owner
+ *   never locks the others out (a fair share); otherwise (or without owners) the upgrade gets `503`;
+ * - `maxConnectionsPerOwner`: open connections per owner (see {@link Access}; unlimited by default; beyond it `429`);
  * - `maxBufferedBytes`: bytes queued in a connection's socket before the server stops sending to it and reading from
  *   it (default 1 MiB). Meanwhile the provider keeps the consumer's messages, and a consumer that falls further
  *   behind gets a fresh snapshot instead of its backlog of patches (`Provider.Options.outboxLimit`).
@@ -283,9 +286,39 @@ export const serve = (
 // -----------------------------------------------------------------------------------------------------------------
 // The route
 
+/** One open connection, as the limits see it: its owner, when it opened, and how to end it. */
+interface Open {
+  readonly owner: string | undefined
+  readonly since: number
+  readonly evict: () => void
+}
+
 interface Counter {
   total: number
+  opened: number
   readonly owners: Map<string, number>
+  readonly open: Set<Open>
+}
+
+/**
+ * The connection to end so that `owner` gets its fair share of a full endpoint: the oldest connection of the owner
+ * holding the most, when that owner holds at least two more than `owner` does; else none.
+ */
+const fairShareVictim = (counter: Counter, owner: string): Open | undefined => {
+  let heaviest: string | undefined
+  let most = 0
+  for (const [holder, count] of counter.owners) {
+    if (count > most) {
+      heaviest = holder
+      most = count
+    }
+  }
+  if (heaviest === undefined || heaviest === owner || most < (counter.owners.get(owner) ?? 0) + 2) return undefined
+  let victim: Open | undefined
+  for (const open of counter.open) {
+    if (open.owner === heaviest && (victim === undefined || open.since < victim.since)) victim = open
+  }
+  return victim
 }
 
 const refuse = (status: number, message: string, headers: Record<string, string> = {}) =>
@@ -308,31 +341,50 @@ const handler =
         return refuse(401, access.failure.message, { "www-authenticate": 'Bearer realm="slop"' })
       }
       const { owner, provider } = access.success
-      const maxConnections = options.maxConnections ?? defaults.maxConnections
-      if (counter.total >= maxConnections) {
-        return refuse(503, `the server holds ${counter.total} SLOP connections, the most it may`, {
-          "retry-after": "5"
-        })
-      }
       const held = owner === undefined ? 0 : (counter.owners.get(owner) ?? 0)
       if (owner !== undefined && held >= (options.maxConnectionsPerOwner ?? Infinity)) {
         return refuse(429, `${held} SLOP connections are open for this owner, the most allowed`, { "retry-after": "5" })
       }
-      const release = Effect.sync(() => {
+      const maxConnections = options.maxConnections ?? defaults.maxConnections
+      if (counter.total >= maxConnections) {
+        const victim = owner === undefined ? undefined : fairShareVictim(counter, owner)
+        if (victim === undefined) {
+          return refuse(503, `the server holds ${counter.total} SLOP connections, the most it may`, {
+            "retry-after": "5"
+          })
+        }
+        victim.evict()
+      }
+      const ended = Deferred.makeUnsafe<void>()
+      let released = false
+      const releaseNow = () => {
+        if (released) return
+        released = true
         counter.total--
+        counter.open.delete(open)
         if (owner === undefined) return
         const left = (counter.owners.get(owner) ?? 1) - 1
         if (left === 0) counter.owners.delete(owner)
         else counter.owners.set(owner, left)
-      })
+      }
+      // an evicted connection stops counting at once, and its serving ends (closing its socket)
+      const open: Open = {
+        owner,
+        since: counter.opened++,
+        evict: () => {
+          releaseNow()
+          Deferred.doneUnsafe(ended, Effect.void)
+        }
+      }
       counter.total++
-      if (owner !== undefined) counter.owners.set(owner, held + 1)
+      counter.open.add(open)
+      if (owner !== undefined) counter.owners.set(owner, (counter.owners.get(owner) ?? 0) + 1)
       yield* Effect.gen(function* () {
         const socket = yield* request.upgrade
-        yield* serve(socket, provider, options, request)
+        yield* Effect.raceFirst(serve(socket, provider, options, request), Deferred.await(ended))
       }).pipe(
         Effect.catch((error) => Effect.logDebug("SLOP connection ended", error)),
-        Effect.ensuring(release)
+        Effect.ensuring(Effect.sync(releaseNow))
       )
       return HttpServerResponse.empty()
     })
@@ -375,7 +427,7 @@ export const layer: {
     Effect.gen(function* () {
       const context = yield* Effect.context<R>()
       const resolve = options.resolve ?? (defaultResolve as unknown as Resolve<R>)
-      const route = handler(options, resolve, { total: 0, owners: new Map() })
+      const route = handler(options, resolve, { total: 0, opened: 0, owners: new Map(), open: new Set() })
       yield* router.add("GET", options.path ?? "/slop", (request) => Effect.provideContext(route(request), context))
     })
   ) as Layer.Layer<never, never, HttpRouter.HttpRouter | R>

@@ -34,6 +34,7 @@ const post = (host: string, path: string, body: unknown, headers: Record<string,
     return {
       status: response.status,
       type: response.headers.get("content-type") ?? "",
+      retryAfter: response.headers.get("retry-after"),
       // biome-ignore lint/suspicious/noExplicitAny: parsed JSON
       body: (await response.json().catch(() => null)) as any
     }
@@ -56,6 +57,7 @@ describe("RestServer", () => {
       assert.include(limited.type, "application/problem+json")
       assert.strictEqual(limited.body.code, "rate_limited")
       assert.isAbove(limited.body.retry_after_sec, 0)
+      assert.strictEqual(limited.retryAfter, String(limited.body.retry_after_sec))
       const bob = yield* post(host, "/v1/alerts", { level: "critical" }, { "x-owner": "bob" })
       assert.strictEqual(bob.status, 200)
     })

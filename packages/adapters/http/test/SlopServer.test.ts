@@ -109,7 +109,7 @@ describe("SlopServer: the endpoint", () => {
     assert.strictEqual(SlopServer.selectProtocol([SlopServer.bearerProtocol("t")]), false)
   })
 
-  it.live("connection limits: beyond maxConnections the upgrade gets 503, beyond maxConnectionsPerOwner 429", () =>
+  it.live("connection limits: a fair share at maxConnections (else 503), beyond maxConnectionsPerOwner 429", () =>
     Effect.gen(function* () {
       const provider = yield* syncedProvider()
       yield* provider.setTree(startTree)
@@ -122,14 +122,18 @@ describe("SlopServer: the endpoint", () => {
       const perOwner = yield* Effect.flip(wsClient(url, { authorization: "Bearer a" }))
       assert.strictEqual(perOwner.status, 429)
       yield* wsClient(url, { authorization: "Bearer b" })
-      const total = yield* Effect.flip(wsClient(url, { authorization: "Bearer c" }))
+      // the endpoint is full (a 2, b 1): c, holding none, takes the place of a's oldest connection (a fair share)
+      const c = yield* wsClient(url, { authorization: "Bearer c" })
+      yield* first.closed
+      // a 1, b 1, c 1: no owner holds more than a newcomer's share, so d is refused
+      const total = yield* Effect.flip(wsClient(url, { authorization: "Bearer d" }))
       assert.strictEqual(total.status, 503)
       // a closed connection frees its place
-      first.ws.close()
-      yield* first.closed
+      c.ws.close()
+      yield* c.closed
       const again = yield* Effect.eventually(
-        wsClient(url, { authorization: "Bearer a" }).pipe(
-          Effect.catchTag("Refused", (refused) => (refused.status === 429 ? Effect.fail(refused) : Effect.die(refused)))
+        wsClient(url, { authorization: "Bearer d" }).pipe(
+          Effect.catchTag("Refused", (refused) => (refused.status === 503 ? Effect.fail(refused) : Effect.die(refused)))
         )
       )
       assert.strictEqual(again.ws.readyState, again.ws.OPEN)

@@ -133,7 +133,28 @@ export const toCompactMcpTool = (name: CompactTools.Name): McpSchema.Tool =>
  * @since 0.1.0
  */
 export const list = (profile: Profile = "full"): ReadonlyArray<McpSchema.Tool> =>
-  profile === "compact" ? CompactTools.names.map(toCompactMcpTool) : AwarenessTools.names.map(toMcpTool)
+  (profile === "compact" ? CompactTools.names.map(toCompactMcpTool) : AwarenessTools.names.map(toMcpTool)).map(lean)
+
+const bounds = new Set(["maxLength", "maxItems", "maximum", "items"])
+
+/**
+ * A tool as `tools/list` serves it: each parameter's JSON Schema without its size bounds (`maxLength`, `maxItems`,
+ * `maximum` and the `items` of a list). Every request pays for `tools/list`, while a value over a bound is answered
+ * with an `invalid_parameter` error naming the parameter and the bound; the REST API's OpenAPI document
+ * (`toMcpTool`) still advertises them.
+ */
+const lean = (tool: McpSchema.Tool): McpSchema.Tool => {
+  const schema = tool.inputSchema as { readonly properties?: Record<string, Record<string, unknown>> }
+  if (schema.properties === undefined) return tool
+  const properties: Record<string, Record<string, unknown>> = {}
+  for (const [name, property] of Object.entries(schema.properties)) {
+    properties[name] = Object.fromEntries(Object.entries(property).filter(([key]) => !bounds.has(key)))
+  }
+  return new McpSchema.Tool({
+    ...tool,
+    inputSchema: { ...tool.inputSchema, properties } as McpSchema.Tool["inputSchema"]
+  })
+}
 
 const addTools = (
   entries: ReadonlyArray<{ readonly tool: McpSchema.Tool; readonly readOnly: boolean }>,
@@ -173,7 +194,7 @@ export const register = (
 ): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
   addTools(
     names.map((name) => ({
-      tool: toMcpTool(name),
+      tool: lean(toMcpTool(name)),
       readOnly: Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
     })),
     AwarenessTools.callWith
@@ -188,7 +209,10 @@ export const register = (
 export const registerProfile = (profile: Profile): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
   profile === "compact"
     ? addTools(
-        CompactTools.names.map((name) => ({ tool: toCompactMcpTool(name), readOnly: CompactTools.isReadOnly(name) })),
+        CompactTools.names.map((name) => ({
+          tool: lean(toCompactMcpTool(name)),
+          readOnly: CompactTools.isReadOnly(name)
+        })),
         CompactTools.callWith
       )
     : register()

@@ -68,6 +68,14 @@ export * as CompactTools from "./CompactTools.ts"
 export * as Entry from "./Entry.ts"
 
 /**
+ * The limits on what a caller may write or ask for (identifier and text lengths, entry size, durations, instants),
+ * checked at every edge: `Limits.maxIdentifierLength`, `Limits.maxEntryBytes`, ….
+ *
+ * @since 0.1.0
+ */
+export * as Limits from "./Limits.ts"
+
+/**
  * The briefing's text templates: `Mention.composeSummary` (the `summary` line) and `Mention.composeMention` (the
  * `suggested_mention`).
  *

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
-import { Awareness, AwarenessTools, Store } from "../src/index.ts"
+import { Awareness, AwarenessTools, Limits, Store } from "../src/index.ts"
 
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
 
@@ -45,6 +45,111 @@ describe("AwarenessTools.call", () => {
       assert.strictEqual(notObject.code, "invalid_parameter")
       const unknown = yield* failure("get_briefng", {})
       assert.deepStrictEqual([unknown.code, unknown.suggestion], ["not_found", "get_briefing"])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("unknown parameters are refused on every tool, with a did-you-mean or the list of parameters", () =>
+    Effect.gen(function* () {
+      const at = yield* failure("remind", { goal: "g", source: "s", tags: [], at: "2027-01-01T09:00:00Z" })
+      assert.deepStrictEqual([at.code, at.param, at.suggestion], ["invalid_parameter", "at", "deliver_at"])
+      assert.include(at.message, "Did you mean 'deliver_at'?")
+      const severity = yield* failure("report_alert", {
+        source: "s",
+        tags: [],
+        alert_id: "a",
+        severity: "warning",
+        message: "m"
+      })
+      assert.deepStrictEqual([severity.param, severity.suggestion], ["severity", "level"])
+      const both = yield* failure("report_alert", {
+        source: "s",
+        tags: [],
+        alert_id: "a",
+        level: "warning",
+        message: "m",
+        severity: "high"
+      })
+      assert.deepStrictEqual([both.param, both.suggestion], ["severity", undefined])
+      const stranger = yield* failure("get_stats", { anything: 1 })
+      assert.deepStrictEqual(
+        [stranger.param, stranger.message],
+        ["anything", "get_stats has no parameter 'anything'. It takes no parameters."]
+      )
+      const listed = yield* failure("get_status", { source: "nas", zzz: null })
+      assert.include(listed.message, "Its parameters are: source.")
+      // an alias is still accepted, and a misspelling of a name already given is refused too
+      const alias = yield* AwarenessTools.call("suppress_alert", { source: "s", suppress_level: "critical" })
+      assert.strictEqual((alias as { status: string }).status, "ok")
+      const twice = yield* failure("get_status", { source: "nas", sourc: "nas" })
+      assert.deepStrictEqual([twice.param, twice.suggestion], ["sourc", undefined])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("identifiers, text, tags, durations and entries are bounded by Limits, naming the field and limit", () =>
+    Effect.gen(function* () {
+      const long = "x".repeat(Limits.maxIdentifierLength + 1)
+      const cases: ReadonlyArray<readonly [string, Record<string, unknown>, string, string]> = [
+        ["report_status", { source: "s".repeat(2700), tags: [], metrics: {} }, "source", "at most 256 characters"],
+        ["report_alert", { source: "s", tags: [], alert_id: long, level: "warning", message: "m" }, "alert_id", "256"],
+        ["report_status", { source: "s", tags: [long], metrics: {} }, "tags", "each tag must be at most 256"],
+        ["report_status", { source: "s", tags: `a,${long}`, metrics: {} }, "tags", "each tag"],
+        ["report_status", { source: "s", tags: Array(65).fill("t"), metrics: {} }, "tags", "at most 64 tags"],
+        ["set_preference", { key: long, value: "v" }, "key", "256"],
+        ["get_status", { source: long }, "source", "256"],
+        [
+          "report_alert",
+          { source: "s", tags: [], alert_id: "a", level: "warning", message: "m".repeat(1_048_300) },
+          "message",
+          "at most 65536 characters"
+        ],
+        ["suppress_alert", { source: "s", duration_minutes: 1e12 }, "duration_minutes", "at most 5256000"],
+        ["suppress_alert", { source: "s", duration_minutes: 1e9 }, "duration_minutes", "at most 5256000"],
+        ["add_context", { source: "s", tags: [], description: "d", expires_days: 1e9 }, "expires_days", "3650"],
+        ["report_status", { source: "s", tags: [], metrics: {}, ttl_sec: 1e300 }, "ttl_sec", "315360000"],
+        ["get_alerts", { offset: 1e300 }, "offset", "2147483647"]
+      ]
+      for (const [tool, params, param, text] of cases) {
+        const error = yield* failure(tool, params)
+        assert.deepStrictEqual([error.code, error.param], ["invalid_parameter", param], `${tool} ${param}`)
+        assert.include(error.message, text, `${tool} ${param}`)
+      }
+      const longest = yield* AwarenessTools.call("suppress_alert", {
+        source: "s",
+        duration_minutes: Limits.maxDurationMinutes
+      })
+      assert.match((longest as { expires: string }).expires, /^\d{4}-/)
+      // an entry over the store's limit: a body under the edge's limit whose entry is not
+      const big = yield* failure("remember", {
+        source: "s",
+        tags: [],
+        description: "d",
+        content: "c".repeat(Limits.maxEntryBytes)
+      })
+      assert.deepStrictEqual([big.code, big.param], ["payload_too_large", "content"])
+      assert.include(big.message, `over the limit of ${Limits.maxEntryBytes} bytes`)
+      // an entry that grows past it (re-reports merge details) is refused, and the stored alert is unchanged
+      const alert = { source: "s", tags: [], alert_id: "grows", level: "warning", message: "m" }
+      yield* AwarenessTools.call("report_alert", { ...alert, details: { blob: "d".repeat(600_000) } })
+      const grown = yield* failure("report_alert", { ...alert, diagnostics: { more: "e".repeat(650_000) } })
+      assert.deepStrictEqual([grown.code, grown.param], ["payload_too_large", "diagnostics"])
+      const stored = (yield* AwarenessTools.call("get_alerts", {})) as {
+        entries: ReadonlyArray<{ data: Record<string, unknown> }>
+      }
+      assert.notProperty(stored.entries[0]?.data, "diagnostics")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("suppress_alert must say what it silences; every source only with source '*'", () =>
+    Effect.gen(function* () {
+      for (const params of [{}, null, { source: "" }, { reason: "quiet", duration_minutes: 5 }]) {
+        const error = yield* failure("suppress_alert", params as Record<string, unknown>)
+        assert.deepStrictEqual([error.code, error.param], ["invalid_parameter", "source"])
+        assert.include(error.message, 'source: "*"')
+      }
+      yield* AwarenessTools.call("suppress_alert", { source: "*", reason: "maintenance" })
+      yield* AwarenessTools.call("suppress_alert", { tags: ["disk"] })
+      const listed = (yield* AwarenessTools.call("get_suppressions", {})) as ReadonlyArray<{ source: string }>
+      assert.deepStrictEqual(listed.map((entry) => entry.source).sort(), ["", ""])
     }).pipe(Effect.provide(TestLayer))
   )
 
@@ -104,15 +209,25 @@ describe("AwarenessTools.toolkit", () => {
     }
     assert.deepStrictEqual(AwarenessTools.inputSchema("get_status"), {
       type: "object",
-      properties: { source: { type: "string", description: "Source name." } },
+      properties: {
+        source: { type: "string", maxLength: Limits.maxIdentifierLength, description: "Source name." }
+      },
       required: ["source"]
     })
     const suppress = AwarenessTools.inputSchema("suppress_alert") as { properties: Record<string, unknown> }
-    // Compact for tools/list (issue 26): no `minimum` (a smaller value is an error naming the parameter).
+    // No `minimum` (issue 26: a smaller value is an error naming the parameter); MCP's tools/list also leaves out
+    // `maximum`, `maxLength`, `maxItems` and `items` (Tools.list), the REST API's OpenAPI document keeps them.
     assert.deepStrictEqual(suppress.properties.duration_minutes, {
       type: "integer",
+      maximum: Limits.maxDurationMinutes,
       description: "Minutes.",
       default: 60
+    })
+    assert.deepStrictEqual(suppress.properties.tags, {
+      type: "array",
+      items: { type: "string", maxLength: Limits.maxIdentifierLength },
+      maxItems: Limits.maxTags,
+      description: "Any of these tags."
     })
     assert.notProperty(suppress.properties, "suppress_level")
   })

@@ -8,8 +8,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
-import type { AwarenessError } from "../AwarenessError.ts"
+import { AwarenessError } from "../AwarenessError.ts"
 import type { Entry, EntryType } from "../Entry.ts"
+import * as Limits from "../Limits.ts"
 import type { Store, StoreError } from "../Store.ts"
 import { notFound, unavailable } from "./errors.ts"
 import { parseIso, toIso } from "./time.ts"
@@ -95,16 +96,106 @@ export const writeTime = (entry: Entry, nowMs: number): string => {
 
 /** What every awareness tool works with: the store, the clock, and store failures as `unavailable` errors. */
 export interface Deps {
-  readonly store: Store["Service"]
+  readonly store: GuardedStore
   readonly now: Effect.Effect<number>
-  readonly s: <A>(effect: Effect.Effect<A, StoreError>) => Effect.Effect<A, AwarenessError>
+  readonly s: <A>(effect: Effect.Effect<A, StoreError | AwarenessError>) => Effect.Effect<A, AwarenessError>
   /** The live (not deleted, not expired) entry with this id, optionally of the given types, or `not_found`. */
   readonly liveEntry: (id: string, types?: ReadonlyArray<EntryType>) => Effect.Effect<Entry, AwarenessError>
 }
 
+/** Thrown from inside an upsert or update that would write an entry over the size limit (the write is undone). */
+class EntryTooLarge {
+  readonly error: AwarenessError
+  constructor(error: AwarenessError) {
+    this.error = error
+  }
+}
+
+/** The JSON size of a value, in UTF-8 bytes. */
+const jsonBytes = (value: unknown): number => Limits.utf8Length(JSON.stringify(value) ?? "")
+
+/**
+ * The `payload_too_large` error for an entry over `Limits.maxEntryBytes` of JSON, naming its largest field (a `data`
+ * field, `tags` or `source`), or `undefined` when the entry fits.
+ */
+export const entrySizeProblem = (entry: Entry): AwarenessError | undefined => {
+  const bytes = jsonBytes(entry)
+  if (bytes <= Limits.maxEntryBytes) return undefined
+  const fields: Array<readonly [string, unknown]> = [
+    ["source", entry.source],
+    ["tags", entry.tags],
+    ...Object.entries(entry.data)
+  ]
+  let largest = "data"
+  let largestBytes = -1
+  for (const [name, value] of fields) {
+    const size = jsonBytes(value)
+    if (size > largestBytes) {
+      largest = name
+      largestBytes = size
+    }
+  }
+  return new AwarenessError({
+    code: "payload_too_large",
+    message:
+      `The entry would be ${bytes} bytes of JSON, over the limit of ${Limits.maxEntryBytes} bytes; its largest ` +
+      `field is '${largest}' (${largestBytes} bytes): shorten it.`,
+    retryable: false,
+    param: largest
+  })
+}
+
+const checked = (entry: Entry): Entry => {
+  const problem = entrySizeProblem(entry)
+  if (problem !== undefined) throw new EntryTooLarge(problem)
+  return entry
+}
+
+const rethrown = <A>(effect: Effect.Effect<A, StoreError>): Effect.Effect<A, StoreError | AwarenessError> =>
+  Effect.catchDefect(effect, (defect) =>
+    defect instanceof EntryTooLarge ? Effect.fail(defect.error) : Effect.die(defect)
+  )
+
+/**
+ * `store` with every write checked against `Limits.maxEntryBytes` before it reaches the store: an insert fails, an
+ * upsert or update is undone, with `payload_too_large` naming the entry's largest field.
+ */
+const sizeChecked = (store: Store["Service"]): GuardedStore => ({
+  ...store,
+  insert: (entry) =>
+    Effect.suspend((): Effect.Effect<Entry, StoreError | AwarenessError> => {
+      const problem = entrySizeProblem(entry)
+      return problem === undefined ? store.insert(entry) : Effect.fail(problem)
+    }),
+  upsert: (key, make) => rethrown(store.upsert(key, (existing) => checked(make(existing)))),
+  update: (id, f) =>
+    rethrown(
+      store.update(id, (current) => {
+        const next = f(current)
+        return next === undefined ? undefined : checked(next)
+      })
+    )
+})
+
+/** The store as the tools see it: its writes may also fail with `payload_too_large` (an entry over the limit). */
+export interface GuardedStore {
+  readonly version: Store["Service"]["version"]
+  readonly get: Store["Service"]["get"]
+  readonly query: Store["Service"]["query"]
+  readonly insert: (entry: Entry) => Effect.Effect<Entry, StoreError | AwarenessError>
+  readonly upsert: (
+    ...args: Parameters<Store["Service"]["upsert"]>
+  ) => Effect.Effect<Effect.Success<ReturnType<Store["Service"]["upsert"]>>, StoreError | AwarenessError>
+  readonly update: (
+    ...args: Parameters<Store["Service"]["update"]>
+  ) => Effect.Effect<Effect.Success<ReturnType<Store["Service"]["update"]>>, StoreError | AwarenessError>
+}
+
 /** The {@link Deps} over `store`. */
-export const makeDeps = (store: Store["Service"]): Deps => {
-  const s = <A>(effect: Effect.Effect<A, StoreError>) => Effect.mapError(effect, unavailable)
+export const makeDeps = (raw: Store["Service"]): Deps => {
+  const store = sizeChecked(raw)
+  const s = <A>(effect: Effect.Effect<A, StoreError | AwarenessError>) =>
+    Effect.mapError(effect, (error) => (error._tag === "StoreError" ? unavailable(error) : error))
   const now = Clock.currentTimeMillis
   const liveEntry = (id: string, types?: ReadonlyArray<EntryType>) =>
     Effect.gen(function* () {

@@ -11,6 +11,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaGetter from "effect/SchemaGetter"
 import type * as SchemaIssue from "effect/SchemaIssue"
 import { AwarenessError } from "../AwarenessError.ts"
+import * as Limits from "../Limits.ts"
 import { echo, invalidParameter } from "./errors.ts"
 import { didYouMean } from "./text.ts"
 import { parseIso, toIso } from "./time.ts"
@@ -105,16 +106,20 @@ const fromNumericString = <S extends Schema.Codec<number, number>>(target: S) =>
     Schema.decodeTo(target, { decode: SchemaGetter.transform(numeric), encode: SchemaGetter.transform(String) })
   )
 
-/** A whole number of at least `minimum` (numeric strings are accepted). */
-export const integer = (minimum: number) => {
+/**
+ * A whole number from `minimum` to `maximum` (default `Limits.maxCount`; numeric strings are accepted). A value
+ * beyond `maximum` names the limit, so a duration can never reach past what the store and `Date` can hold.
+ */
+export const integer = (minimum: number, maximum: number = Limits.maxCount) => {
   const target = Schema.Number.check(
     Schema.makeFilter((n: number) => Number.isInteger(n) || "must be a whole number"),
-    Schema.makeFilter((n: number) => n >= minimum || `must be at least ${minimum}`)
+    Schema.makeFilter((n: number) => n >= minimum || `must be at least ${minimum}`),
+    Schema.makeFilter((n: number) => n <= maximum || `must be at most ${maximum}`)
   )
   return json(
     Schema.Union([target, fromNumericString(target)]),
-    { type: "integer", minimum },
-    `a whole number of at least ${minimum}`
+    { type: "integer", minimum, maximum },
+    `a whole number from ${minimum} to ${maximum}`
   )
 }
 
@@ -173,8 +178,7 @@ export const tags = json(
       })
     )
   ]),
-  // `items` is not advertised: tags are plainly strings, and `tools/list` is paid on every request.
-  { type: "array" },
+  { type: "array", items: { type: "string" } },
   "an array of strings"
 )
 
@@ -237,7 +241,9 @@ export const timestampProblem = (text: string): string | undefined => {
     return 'is not a valid ISO 8601 timestamp with a real date (e.g. "2026-03-19T15:00:00Z")'
   }
   const normalised = new Date(ms).getUTCFullYear()
-  if (Number(year[1]) < 1 || normalised < 1 || normalised > 9999) return "must be a date in the years 0001 to 9999"
+  if (Number(year[1]) < Limits.minYear || normalised < Limits.minYear || normalised > Limits.maxYear) {
+    return "must be a date in the years 0001 to 9999"
+  }
   return undefined
 }
 

@@ -76,7 +76,7 @@ export const GetAlerts = tool("get_alerts", {
  */
 export const GetStatus = tool("get_status", {
   title: "Get source status",
-  description: "A source's latest status (metrics, inventory).",
+  description: "A source's latest status.",
   parameters: { source: required(P.requiredString, "Source name.") },
   success: EntryView,
   readOnly: true

@@ -1,6 +1,7 @@
 /**
- * The edge of every awareness tool call: the advertised JSON Schema of a parameter struct, and decoding untrusted
- * parameters into a tool's input (null as omitted, misspelled names caught, the first bad parameter named).
+ * The edge of every awareness tool call: the advertised JSON Schema of a parameter struct (with its `Limits`), and
+ * decoding untrusted parameters into a tool's input (null as omitted, unknown names refused with a did-you-mean,
+ * lengths checked against `Limits`, the first bad parameter named).
  *
  * @since 0.1.0
  */
@@ -8,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import { AwarenessError } from "../AwarenessError.ts"
+import * as Limits from "../Limits.ts"
 import { echo, invalidParameter } from "./errors.ts"
 import * as P from "./params.ts"
 import { didYouMean } from "./text.ts"
@@ -29,6 +31,7 @@ export const inputSchemaOf = (fields: Schema.Struct.Fields): Record<string, unkn
     } = (annotations[P.jsonKey] ?? {}) as Record<string, unknown>
     properties[key] = {
       ...advertised,
+      ...advertisedLimits(key, advertised),
       ...(annotations.description === undefined ? {} : { description: annotations.description }),
       ...(annotations.default === undefined ? {} : { default: annotations.default })
     }
@@ -39,21 +42,83 @@ export const inputSchemaOf = (fields: Schema.Struct.Fields): Record<string, unkn
     : { type: "object", properties, required: requiredNames }
 }
 
-/** A parameter name that is not the tool's but close to one of its names: an error naming it, or `undefined`. */
-const misspelled = (
+/** The length limits a parameter advertises (`maxLength`; for tags `maxItems` and each item's `maxLength`). */
+const advertisedLimits = (key: string, advertised: Record<string, unknown>): Record<string, unknown> => {
+  if (key === "tags") {
+    return {
+      maxItems: Limits.maxTags,
+      items: { ...(advertised.items as object | undefined), maxLength: Limits.maxIdentifierLength }
+    }
+  }
+  const max = advertised.type === "string" && advertised.enum === undefined ? Limits.maxLengthOf(key) : undefined
+  return max === undefined ? {} : { maxLength: max }
+}
+
+/** Whether a field is advertised (an alias is accepted but not listed). */
+const isAdvertised = (field: Schema.Struct.Fields[string]): boolean =>
+  SchemaAST.resolve(field.ast)?.[P.hiddenKey] !== true
+
+/** Another name agents use for a parameter. */
+const synonyms: Readonly<Record<string, string>> = { severity: "level", when: "deliver_at", due: "deliver_at" }
+
+/**
+ * The parameter an unknown name most likely meant: within an edit distance of 2, else the only parameter with the
+ * name as one of its words (`at` is `deliver_at`, `ttl` is `ttl_sec`), else a known synonym (`severity` is `level`).
+ */
+const meantBy = (key: string, valid: ReadonlyArray<string>): string | undefined => {
+  const close = didYouMean(key, valid)
+  if (close !== undefined) return close
+  const lower = key.toLowerCase()
+  const byWord = valid.filter((name) => name.split("_").includes(lower))
+  if (byWord.length === 1) return byWord[0]
+  const synonym = synonyms[lower]
+  return synonym !== undefined && valid.includes(synonym) ? synonym : undefined
+}
+
+/** The error for a parameter the tool does not have, with a did-you-mean suggestion or the list of its parameters. */
+const unknownParameter = (
   tool: string,
   fields: Schema.Struct.Fields,
   given: ReadonlySet<string>,
   key: string
-): AwarenessError | undefined => {
-  const valid = Object.keys(fields)
-  const suggestion = didYouMean(key, valid)
-  if (suggestion === undefined || given.has(suggestion)) return undefined
-  return invalidParameter(key, `${tool} has no parameter '${echo(key)}'. Did you mean '${suggestion}'?`, {
+): AwarenessError => {
+  const valid = Object.keys(fields).filter((name) => isAdvertised(fields[name]!))
+  const meant = meantBy(key, valid)
+  const suggestion = meant === undefined || given.has(meant) ? undefined : meant
+  const hint =
+    suggestion !== undefined
+      ? ` Did you mean '${suggestion}'?`
+      : valid.length === 0
+        ? " It takes no parameters."
+        : ` Its parameters are: ${valid.join(", ")}.`
+  return invalidParameter(key, `${tool} has no parameter '${echo(key)}'.${hint}`, {
     value: key,
     valid,
     suggestion
   })
+}
+
+/** A string parameter over its length limit, or a tag list over its limits: the error naming it, or `undefined`. */
+const overLimit = (key: string, value: unknown): AwarenessError | undefined => {
+  if (key === "tags") {
+    const tags = typeof value === "string" ? value.split(",") : Array.isArray(value) ? value : []
+    if (tags.length > Limits.maxTags) {
+      return invalidParameter(key, `'tags' may hold at most ${Limits.maxTags} tags (got ${tags.length}).`)
+    }
+    const long = tags.find((tag) => typeof tag === "string" && tag.trim().length > Limits.maxIdentifierLength)
+    return long === undefined
+      ? undefined
+      : invalidParameter(
+          key,
+          `each tag must be at most ${Limits.maxIdentifierLength} characters (got one of ${long.trim().length}).`,
+          { value: long }
+        )
+  }
+  if (typeof value !== "string") return undefined
+  const max = Limits.maxLengthOf(key)
+  return max === undefined || value.length <= max
+    ? undefined
+    : invalidParameter(key, `'${key}' must be at most ${max} characters (got ${value.length}).`, { value })
 }
 
 /** Decodes a call's parameters, or fails with the `invalid_parameter` error naming the first bad one. */
@@ -75,13 +140,11 @@ export const decodeParameters = <S extends Schema.Struct<Schema.Struct.Fields>>(
   const given = new Set(entries.map(([key]) => key))
   const input: Record<string, unknown> = {}
   for (const [key, value] of entries) {
+    if (!Object.hasOwn(schema.fields, key)) return Effect.fail(unknownParameter(tool, schema.fields, given, key))
     if (value === null || value === undefined) continue
-    if (Object.hasOwn(schema.fields, key)) {
-      input[key] = value
-      continue
-    }
-    const error = misspelled(tool, schema.fields, given, key)
+    const error = overLimit(key, value)
     if (error !== undefined) return Effect.fail(error)
+    input[key] = value
   }
   return Schema.decodeUnknownEffect(schema)(input).pipe(
     Effect.mapError((error) => P.toParameterError(tool, schema.fields, input, error.issue))

@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { IntentionState } from "../Entry.ts"
+import * as Limits from "../Limits.ts"
 import * as P from "./params.ts"
 import { DeleteReply, entryType, languageField, learnedFromField, ok, optional, required, tool } from "./toolDefs.ts"
 
@@ -24,7 +25,7 @@ export const ReportStatus = tool("report_status", {
     tags: required(P.tags, "Tags."),
     metrics: required(P.object, "Metrics."),
     inventory: optional(P.object, "Inventory."),
-    ttl_sec: optional(P.integer(1), "Seconds until stale.", 120),
+    ttl_sec: optional(P.integer(1, Limits.maxTtlSec), "Seconds until stale.", 120),
     headline: optional(P.string, "Info line while ok.")
   },
   success: ok({ source: Schema.String }),
@@ -39,7 +40,7 @@ export const ReportStatus = tool("report_status", {
  */
 export const ReportAlert = tool("report_alert", {
   title: "Report alert",
-  description: "Raise, update or resolve an alert (by source, alert_id).",
+  description: "Raise, update or resolve an alert.",
   parameters: {
     source: required(P.requiredString, "Source."),
     tags: required(P.tags, "Tags."),
@@ -115,7 +116,7 @@ export const AddContext = tool("add_context", {
     source: required(P.requiredString, "Source."),
     tags: required(P.tags, "Tags."),
     description: required(P.requiredString, "Context."),
-    expires_days: optional(P.integer(1), "Days.", 30),
+    expires_days: optional(P.integer(1, Limits.maxExpiresDays), "Days.", 30),
     language: languageField
   },
   success: ok({ expires: Schema.String })
@@ -154,9 +155,9 @@ const TimeIntervals = Schema.Array(Schema.Record(Schema.String, Schema.Unknown))
  */
 export const SuppressAlert = tool("suppress_alert", {
   title: "Suppress alerts",
-  description: "Silence matching alerts for a while.",
+  description: "Silence matching alerts for a while; give a source ('*': all), tags or a metric.",
   parameters: {
-    source: optional(P.string, "Source."),
+    source: optional(P.string, "Source ('*': all)."),
     tags: optional(P.tags, "Any of these tags."),
     metric: optional(P.string, "Metric."),
     level: optional(P.literals(["warning", "critical"]), "Up to this level.", "warning"),
@@ -164,7 +165,7 @@ export const SuppressAlert = tool("suppress_alert", {
       P.literals(["warning", "critical"]).annotate({ [P.hiddenKey]: true }),
       "Alias of level (the name the entry stores it under)."
     ),
-    duration_minutes: optional(P.integer(1), "Minutes.", 60),
+    duration_minutes: optional(P.integer(1, Limits.maxDurationMinutes), "Minutes.", 60),
     escalation_override: optional(P.boolean, "Worse breaks through.", true),
     reason: optional(P.string, "Why."),
     time_intervals: optional(TimeIntervals, "Recurring windows ({weekdays, times}).")

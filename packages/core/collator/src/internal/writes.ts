@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { AwarenessError } from "../AwarenessError.ts"
 import type { Input, Reply } from "../AwarenessTools.ts"
 import * as Pattern from "../Pattern.ts"
 import * as Suppression from "../Suppression.ts"
@@ -200,6 +201,25 @@ const suppressLevel = (input: Input<"suppress_alert">) => {
   return Effect.succeed(level ?? alias ?? "warning")
 }
 
+/**
+ * The source a suppression is stored under (`""`: every source). A suppression must say what it silences: a source,
+ * tags or a metric; every source only when asked for with `source: "*"`, so an empty or missing body never hides
+ * every warning.
+ */
+const suppressedSource = (input: Input<"suppress_alert">): Effect.Effect<string, AwarenessError> => {
+  const source = input.source?.trim() ?? ""
+  if (source === "*") return Effect.succeed("")
+  if (source === "" && (input.tags ?? []).length === 0 && (input.metric ?? "").trim() === "") {
+    return Effect.fail(
+      invalidParameter(
+        "source",
+        'suppress_alert needs a source, tags or a metric to match; to silence every source, pass source: "*".'
+      )
+    )
+  }
+  return Effect.succeed(input.source ?? "")
+}
+
 const suppressAlert = (deps: Deps) =>
   Effect.fn("Awareness.suppressAlert")(function* (input: Input<"suppress_alert">) {
     const level = yield* suppressLevel(input)
@@ -210,6 +230,7 @@ const suppressAlert = (deps: Deps) =>
         return yield* Effect.fail(invalidParameter("time_intervals", problem, { value: intervals }))
       }
     }
+    const source = yield* suppressedSource(input)
     const nowMs = yield* deps.now
     const expires = toIso(nowMs + (input.duration_minutes ?? 60) * 60_000)
     const data = {
@@ -219,7 +240,7 @@ const suppressAlert = (deps: Deps) =>
       reason: input.reason ?? "",
       ...(intervals === undefined ? {} : { time_intervals: intervals })
     }
-    const entry = yield* newEntry("suppression", input.source ?? "", input.tags ?? [], data, nowMs, { expires })
+    const entry = yield* newEntry("suppression", source, input.tags ?? [], data, nowMs, { expires })
     yield* deps.s(deps.store.insert(entry))
     return { status: "ok", id: entry.id, expires } satisfies Reply<"suppress_alert">
   })

@@ -31,7 +31,7 @@ export const receive = (state: State, conn: Conn, raw: unknown): Effect.Effect<v
       case "subscribe":
         return Effect.sync(() => subscribe(state, conn, message))
       case "unsubscribe":
-        return Effect.sync(() => void conn.subs.delete(message.id))
+        return Effect.sync(() => unsubscribe(conn, message))
       case "query":
         return Effect.sync(() => query(state, conn, message))
       case "invoke":
@@ -61,6 +61,13 @@ const subscribe = (state: State, conn: Conn, message: Message.Subscribe): void =
   if (view === undefined) return
   conn.subs.set(message.id, { id: message.id, request: message, last: view, version: 1 })
   offer(conn, { type: "snapshot", id: message.id, version: 1, tree: view })
+}
+
+// Ending a subscription is silent; one this connection does not hold is answered with an error, as SLOP does.
+const unsubscribe = (conn: Conn, message: Message.Unsubscribe): void => {
+  if (!conn.subs.delete(message.id)) {
+    offerError(conn, message.id, { code: "not_found", message: `no subscription with id "${message.id}"` })
+  }
 }
 
 const query = (state: State, conn: Conn, message: Message.Query): void => {
