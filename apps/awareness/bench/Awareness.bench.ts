@@ -1,5 +1,6 @@
 /**
- * get_briefing and report_alert latency (p50/p99) over Streamable HTTP with the official SDK client, 1 and 50
+ * The `tools/list` cost of both tool profiles in o200k tokens; get_briefing and report_alert latency (p50/p99) over
+ * Streamable HTTP with the official SDK client, 1 and 50
  * concurrent clients, on the embedded PGlite store (a fresh data directory); and the cold start of the server
  * (`serve` on a new data directory, then again on the migrated one) until it prints its banner.
  */
@@ -8,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Bench } from "@heed/bench"
+import { TokenCounter } from "@heed/schema"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Context from "effect/Context"
@@ -20,6 +22,35 @@ import * as Backend from "../src/Backend.ts"
 import * as Server from "../src/Server.ts"
 import { settingsFor } from "../test/harness.ts"
 import { freePort, round, stats } from "./support.ts"
+
+// -- tools/list tokens per profile -----------------------------------------------------------------------------------
+
+/** `tools/list` as the official SDK client receives it from a server with the given profile, in o200k tokens. */
+const toolsListTokens = async (tools: "full" | "compact") => {
+  const profileScope = Effect.runSync(Scope.make())
+  const built = await Effect.runPromise(
+    Layer.buildWithScope(
+      Server.layerHttp(settingsFor({ tools }), Date.now()).pipe(Layer.provideMerge(Backend.layer({ _tag: "memory" }))),
+      profileScope
+    )
+  )
+  const bound = Context.get(built, HttpServer.HttpServer).address
+  const client = new Client({ name: "heed-bench", version: "1.0.0" })
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(`http://127.0.0.1:${bound._tag === "UnixPathAddress" ? 0 : bound.port}/mcp`)
+    )
+  )
+  const listed = await client.listTools()
+  await client.close()
+  await Effect.runPromise(Scope.close(profileScope, Exit.void))
+  return { tools: listed.tools.length, tokens: TokenCounter.countO200k(JSON.stringify({ tools: listed.tools })) }
+}
+
+Bench.record("Awareness tools/list (o200k tokens, paid on every request)", [
+  { name: "full profile (default, upstream-compatible)", figures: await toolsListTokens("full") },
+  { name: "compact profile (HEED_TOOLS=compact)", figures: await toolsListTokens("compact") }
+])
 
 // -- cold start -----------------------------------------------------------------------------------------------------
 

@@ -97,6 +97,11 @@ const clear = {
   dangerous: true
 }
 const fire = { action: "fire", label: "Fire", description: "Surface this intention now (update_intention: fired)." }
+const done = {
+  action: "done",
+  label: "Done",
+  description: "Acknowledge this reminder: it leaves the briefing (acted_on)."
+}
 const cancel = {
   action: "cancel",
   label: "Cancel",
@@ -220,7 +225,8 @@ const intentionNode = (entry: Json, nowMs: number): Node => {
       due
     },
     meta: { salience: due ? 0.9 : 0.4, urgency: due ? "high" : "none", summary: goal },
-    affordances: [fire, cancel]
+    // A fired reminder is acknowledged (done), not fired again.
+    affordances: state === "fired" ? [done, cancel] : [fire, cancel]
   }
 }
 
@@ -374,8 +380,11 @@ export const toTree = (snapshot: Snapshot, nowMs: number, previous?: Node | unde
   const intentions = snapshot.intentions
     .map((entry) => record(entry))
     .filter((entry) => {
-      const state = text(record(entry.data).state)
-      return state === "pending" || state === "fired" || state === "active" || state === "snoozed"
+      const data = record(entry.data)
+      const state = text(data.state)
+      // A fired reminder that was acknowledged (done) has left the briefing, and leaves the tree too.
+      if (state === "fired") return !(Array.isArray(data.acted_on) && data.acted_on.length > 0)
+      return state === "pending" || state === "active" || state === "snoozed"
     })
     .map((entry) => intentionNode(entry, nowMs))
   const suppressions = snapshot.suppressions.map((entry) => suppressionNode(record(entry)))

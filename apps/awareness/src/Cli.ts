@@ -123,6 +123,10 @@ const serve = Command.make(
     ),
     port: Flag.Int("port").pipe(Flag.withDescription("HTTP port (env HEED_PORT, default 8420)"), Flag.optional),
     host: Flag.String("host").pipe(Flag.withDescription("HTTP host (env HEED_HOST, default 127.0.0.1)"), Flag.optional),
+    tools: Flag.Literals("tools", ["full", "compact"]).pipe(
+      Flag.withDescription("MCP tool profile: full (23 upstream tools) or compact (6 tools) (env HEED_TOOLS)"),
+      Flag.optional
+    ),
     ...storeFlags
   },
   Effect.fnUntraced(function* (flags) {
@@ -152,13 +156,14 @@ const serve = Command.make(
       yield* Console.log(
         [
           `heed awareness is serving MCP at ${url} (ready in ${elapsed} ms)`,
+          `dashboard: ${url.replace(/\/mcp$/, "/")}`,
           `store: ${service.description}; auth: ${
             settings.oauth !== undefined
               ? `OAuth access tokens from ${settings.oauth.issuer} for ${settings.oauth.resource}`
               : settings.authRequired
                 ? "bearer token required"
                 : "off (local use)"
-          }`,
+          }; tools: ${settings.tools ?? "full"}`,
           `health: ${url.replace(/\/mcp$/, "/health")}`,
           `REST: ${url.replace(/\/mcp$/, "/v1")} (reference at ${url.replace(/\/mcp$/, "/docs")}); SLOP: ${url.replace(/^http/, "ws").replace(/\/mcp$/, "/slop")}`,
           "",

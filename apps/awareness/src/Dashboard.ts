@@ -331,6 +331,9 @@ const unauthorized = (challenge: string, message: string) =>
 
 const failed = (failure: ToolFailure) => problem(503, failure.code, failure.message)
 
+/** A text line as a person reads it: a reminder by its goal (`INTENTION: goal`), not its entry id. */
+const forPeople = (line: string): string => line.replace(/^INTENTION [^:]+: /, "INTENTION: ")
+
 /**
  * The briefing and its lines, peeked (a dashboard read never delivers a due reminder); with `maxTokens`, as the
  * collator fits it under that budget.
@@ -339,7 +342,7 @@ const briefingOf = (owner: string, maxTokens?: number) =>
   Effect.map(peekBriefingAs(owner, maxTokens), (value) => {
     const briefing = value as Briefing.Briefing
     const [summary = "", ...lines] = BriefingView.text(briefing).split("\n")
-    return { briefing, summary, lines }
+    return { briefing, summary, lines: lines.map(forPeople) }
   })
 
 const searchOf = (url: string) => new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "")

@@ -123,6 +123,8 @@ const toolCallOf = (
       return { tool: "clear_suppression", params: { entry_id: prop(node, "entry_id") } }
     case "fire":
       return { tool: "update_intention", params: { entry_id: prop(node, "entry_id"), state: "fired" } }
+    case "done":
+      return { tool: "acted_on", params: { action: "done", ...params, entry_id: prop(node, "entry_id") } }
     case "cancel":
       return { tool: "update_intention", params: { ...params, entry_id: prop(node, "entry_id"), state: "cancelled" } }
     default:
@@ -142,7 +144,7 @@ const handlerFor =
   }
 
 /** The affordances of the awareness tree: each is one provider-wide handler that reads its target node. */
-const actions: ReadonlyArray<string> = ["acknowledge", "suppress", "clear", "fire", "cancel"]
+const actions: ReadonlyArray<string> = ["acknowledge", "suppress", "clear", "fire", "done", "cancel"]
 
 // -----------------------------------------------------------------------------------------------------------------
 // Providers

@@ -209,6 +209,7 @@ export const httpApp = (settings: Settings, startedAt: number) =>
     AwarenessMcp.layerHttp({
       path: "/mcp",
       pollInterval: settings.watchIntervalMs,
+      tools: settings.tools,
       allowedOrigins: settings.allowedOrigins
     }),
     healthRoute(startedAt),
@@ -301,6 +302,6 @@ export const layerHttp = (
  * @since 0.1.0
  */
 export const layerStdio = (settings: Settings) =>
-  AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs }).pipe(
+  AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs, tools: settings.tools }).pipe(
     Layer.provide([resolverLayer(settings).pipe(Layer.provide(Auth.layer(settings))), NodeStdio.layer])
   )

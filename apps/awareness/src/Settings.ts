@@ -63,6 +63,11 @@ export interface Settings {
   /** The built dashboard page (a folder with `index.html` and `assets/`); by default the app's own `dist/web`. */
   readonly dashboardDir?: string | undefined
   /**
+   * The MCP tool profile (`HEED_TOOLS`, or `serve --tools`): `full` (default, the 23 upstream-compatible tools) or
+   * `compact` (six tools, about a third of the `tools/list` tokens).
+   */
+  readonly tools?: "full" | "compact" | undefined
+  /**
    * OAuth 2.1 resource-server mode: access tokens issued by an authorization server, verified against its published
    * keys (see `Auth`). Absent: self-signed HS256 tokens (`secret`), or no auth.
    */
@@ -114,6 +119,7 @@ export interface Overrides {
   readonly dataDir?: Option.Option<string> | undefined
   readonly databaseUrl?: Option.Option<string> | undefined
   readonly logLevel?: Option.Option<LogLevel.LogLevel> | undefined
+  readonly tools?: Option.Option<string> | undefined
 }
 
 /**
@@ -185,6 +191,7 @@ export const load = (overrides: Overrides = {}) =>
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
       dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option),
+      tools: Config.String("HEED_TOOLS").pipe(Config.withDefault("full")),
       oauthIssuer: Config.String("HEED_OAUTH_ISSUER").pipe(Config.option),
       oauthResource: Config.String("HEED_OAUTH_RESOURCE").pipe(Config.option),
       oauthAudience: Config.String("HEED_OAUTH_AUDIENCE").pipe(Config.withDefault("")),
@@ -193,6 +200,14 @@ export const load = (overrides: Overrides = {}) =>
       oauthJwksCacheSec: Config.Int("HEED_OAUTH_JWKS_CACHE_SEC").pipe(Config.withDefault(600)),
       oauthJwksCooldownSec: Config.Int("HEED_OAUTH_JWKS_COOLDOWN_SEC").pipe(Config.withDefault(30))
     })
+    const tools = pick(overrides.tools, env.tools).trim().toLowerCase()
+    if (tools !== "full" && tools !== "compact") {
+      return yield* Effect.fail(
+        new SettingsError({
+          message: `HEED_TOOLS (or --tools) must be full or compact, not '${tools.slice(0, 40)}'.`
+        })
+      )
+    }
     const databaseOverride =
       overrides.databaseUrl !== undefined && Option.isSome(overrides.databaseUrl)
         ? Option.some(Redacted.make(overrides.databaseUrl.value))
@@ -231,7 +246,8 @@ export const load = (overrides: Overrides = {}) =>
       ),
       maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
       socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000,
-      dashboardDir: Option.getOrUndefined(env.dashboardDir)
+      dashboardDir: Option.getOrUndefined(env.dashboardDir),
+      tools
     }
     if (Option.isSome(env.oauthIssuer)) {
       return yield* oauthSettings(settings, {

@@ -63,6 +63,8 @@ describe("command line", () => {
         yield* Effect.promise(() => server.waitFor("Press Ctrl+C"))
         const banner = server.output()
         assert.include(banner, `http://127.0.0.1:${port}/mcp`)
+        assert.include(banner, `dashboard: http://127.0.0.1:${port}/\n`)
+        assert.include(banner, "tools: full")
         assert.include(banner, '"mcpServers"')
         assert.include(banner, '"attention_needed": false')
 

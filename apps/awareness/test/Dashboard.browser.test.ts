@@ -145,6 +145,7 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         yield* pw(() => page.waitForSelector("[data-testid=source][data-source=nas]"))
         assert.strictEqual(yield* count(page, "[data-testid=alert]"), 0)
         const before = yield* send(base, "GET", "/v1/briefing")
+        assert.isFalse(before.body.attention_needed, "info headlines alone need no attention (issue 26)")
         assert.strictEqual(
           yield* attribute(page, "[data-testid=attention-needed]", "data-value"),
           String(before.body.attention_needed),
@@ -266,6 +267,28 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         yield* pw(() => page.locator(`${intention(keys.id)} button[data-action=fire]`).click())
         yield* outcome("Fire")
         yield* pw(() => page.waitForSelector(`${intention(keys.id)}[data-state=fired]`))
+        // A fired reminder offers "done" (acknowledge), not "Fire" again; the briefing card names it by its goal.
+        yield* pw(() => page.waitForSelector(`${intention(keys.id)} button[data-action=done]`))
+        assert.strictEqual(yield* count(page, `${intention(keys.id)} button[data-action=fire]`), 0)
+        yield* pw(() =>
+          page.waitForFunction(() =>
+            [...document.querySelectorAll("[data-testid=briefing-line]")].some(
+              (line) => line.textContent === "INTENTION: Rotate keys"
+            )
+          )
+        )
+        const briefingLines = yield* pw(() =>
+          page.$$eval("[data-testid=briefing-line]", (lines) => lines.map((line) => line.textContent ?? ""))
+        )
+        assert.isFalse(
+          briefingLines.some((line) => line.includes(keys.id)),
+          `no raw id on the card: ${briefingLines}`
+        )
+        yield* pw(() => page.locator(`${intention(keys.id)} button[data-action=done]`).click())
+        yield* outcome("Done")
+        yield* waitCount(page, intention(keys.id), "=", 0)
+        const afterDone = (yield* send(base, "GET", "/v1/briefing")).body
+        assert.isUndefined(afterDone.fired_intentions, "the acknowledged reminder left the briefing")
         yield* pw(() => page.locator(`${intention(milk.id)} button[data-action=cancel]`).click())
         yield* outcome("Cancel")
         yield* waitCount(page, intention(milk.id), "=", 0)
@@ -322,14 +345,21 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         const wholeTokens = integerIn(yield* text(page, "[data-testid=view-tokens]"))
         assert.isAtMost(wholeTokens, max)
 
-        // Drag the thumb with the mouse to a fifth of the track.
+        // Drag the thumb with the mouse to a third of the way from the smallest view to the whole tree. (The track
+        // starts lower, under the briefing's own size, where the tree view cannot shrink further: see the next test.)
+        const min = Number(yield* pw(() => slider.getAttribute("min")))
+        const floor = (yield* send(base, "GET", "/dashboard/view?unit=tokens&budget=0")).body.floor.tokens as number
+        const target = floor + (max - floor) / 3
         const box = (yield* pw(() => slider.boundingBox()))!
         yield* pw(() => page.mouse.move(box.x + box.width - 4, box.y + box.height / 2))
         yield* pw(() => page.mouse.down())
-        yield* pw(() => page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2, { steps: 12 }))
+        yield* pw(() =>
+          page.mouse.move(box.x + (box.width * (target - min)) / (max - min), box.y + box.height / 2, { steps: 12 })
+        )
         yield* pw(() => page.mouse.up())
         const budget = Number(yield* pw(() => slider.inputValue()))
         assert.isBelow(budget, max, "the drag moved the slider down")
+        assert.isAtLeast(budget, floor, "the drag stayed above the smallest view")
 
         yield* waitCount(page, "[data-testid=view-node]", "<", wholeNodes)
         yield* waitCount(page, "[data-testid=view-stub]", ">", 0)
@@ -354,6 +384,51 @@ describe.skipIf(skipBrowser)("the dashboard in a real browser", () => {
         const stepped = Number(yield* pw(() => slider.inputValue()))
         assert.isAbove(stepped, budget)
         assert.isAtMost(integerIn(yield* text(page, "[data-testid=view-tokens]")), stepped)
+        assert.deepStrictEqual(errors, [])
+      }),
+    90_000
+  )
+
+  it.live(
+    "a source with alerts and no status says so; the budget slider reaches below the briefing's own size",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* serve()
+        yield* posted(base, "/v1/alerts", alert("ups", "battery", "critical", "UPS on battery"))
+        yield* posted(base, "/v1/status", { source: "nas", tags: ["infra"], metrics: {} })
+        const browser = yield* launchBrowser
+        const { page, errors } = yield* openPage(browser)
+        yield* load(page, base)
+        const ups = '[data-testid=source][data-source="ups"]'
+        yield* pw(() => page.waitForSelector(`${ups} [data-testid=no-status]`))
+        assert.strictEqual(
+          (yield* text(page, `${ups} [data-testid=no-status]`))?.trim(),
+          "alerts only, no status reported"
+        )
+        assert.notInclude((yield* text(page, ups)) ?? "", "last report")
+        assert.include((yield* text(page, '[data-testid=source][data-source="nas"]')) ?? "", "last report")
+
+        const unit = page.locator("[data-testid=budget-unit]")
+        if ((yield* pw(() => unit.evaluate((element) => element.tagName))) === "SELECT") {
+          yield* pw(() => unit.selectOption("tokens"))
+        } else {
+          yield* pw(() => unit.locator('[value="tokens"], [data-unit="tokens"]').first().click())
+        }
+        const slider = page.locator("input[type=range][data-testid=budget]")
+        yield* pw(() =>
+          page.waitForFunction(() => Number(document.querySelector<HTMLInputElement>("[data-testid=budget]")!.max) > 0)
+        )
+        const min = Number(yield* pw(() => slider.getAttribute("min")))
+        const briefingTokens = integerIn(yield* text(page, "[data-testid=briefing-tokens]"))
+        assert.isBelow(min, briefingTokens, "the slider reaches below the briefing's own size")
+        assert.isAtMost(min, 20)
+        // At the bottom of the track the collator fits the briefing under it: it shrinks (folded into counts).
+        const fitted = "[data-testid=view-briefing] p"
+        yield* pw(() => page.waitForSelector(fitted))
+        const fullFit = integerIn(yield* text(page, fitted))
+        yield* pw(() => slider.focus())
+        yield* pw(() => page.keyboard.press("Home"))
+        assert.isBelow(yield* waitIntegerChange(page, fitted, fullFit), fullFit)
         assert.deepStrictEqual(errors, [])
       }),
     90_000

@@ -70,8 +70,8 @@ describe("LiveTree: bounded memory in a long-running server", () => {
           yield* Effect.forEach(ids, (id) => alert(id, true), { discard: true })
           yield* until((tree) => alertIds(tree).length === 0)
         }
-        // acknowledge, suppress, clear, fire, cancel
-        assert.strictEqual(yield* provider.handlerCount, 5)
+        // acknowledge, suppress, clear, fire, done, cancel
+        assert.strictEqual(yield* provider.handlerCount, 6)
 
         yield* alert("last")
         const { tree } = yield* until((tree) => alertIds(tree).includes("last"))
@@ -93,7 +93,7 @@ describe("LiveTree: bounded memory in a long-running server", () => {
           results.map((result) => (result as Message.Result).status),
           ["ok"]
         )
-        assert.strictEqual(yield* provider.handlerCount, 5)
+        assert.strictEqual(yield* provider.handlerCount, 6)
       }).pipe(Effect.provide(live)),
     120_000
   )
@@ -127,7 +127,7 @@ describe("LiveTree: bounded memory in a long-running server", () => {
         assert.deepStrictEqual(yield* trees.owners, [owner])
         assert.strictEqual(yield* provider.version, 1)
         assert.deepStrictEqual(alertIds(yield* provider.tree).sort(), ["before", "unwatched", "watched"])
-        assert.strictEqual(yield* provider.handlerCount, 5)
+        assert.strictEqual(yield* provider.handlerCount, 6)
         yield* again.close
         assert.deepStrictEqual(yield* trees.owners, [])
       }).pipe(Effect.provide(live)),

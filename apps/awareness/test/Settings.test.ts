@@ -52,6 +52,17 @@ describe("Settings", () => {
     })
   )
 
+  it.effect("the tool profile: full by default, HEED_TOOLS=compact, --tools wins; anything else is refused", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* Settings.load().pipe(withEnv({}))).tools, "full")
+      assert.strictEqual((yield* Settings.load().pipe(withEnv({ HEED_TOOLS: "Compact" }))).tools, "compact")
+      const flag = yield* Settings.load({ tools: Option.some("full") }).pipe(withEnv({ HEED_TOOLS: "compact" }))
+      assert.strictEqual(flag.tools, "full")
+      const wrong = yield* Effect.flip(Settings.load().pipe(withEnv({ HEED_TOOLS: "tiny" })))
+      assert.include(wrong.message, "HEED_TOOLS (or --tools) must be full or compact")
+    })
+  )
+
   it.effect("auth needs a signing secret of at least 16 characters", () =>
     Effect.gen(function* () {
       const missing = yield* Effect.flip(Settings.load().pipe(withEnv({ HEED_AUTH_REQUIRED: "true" })))

@@ -356,11 +356,17 @@ const agentElements = () => {
 
 type AgentElements = ReturnType<typeof agentElements>
 
-/** Paints a view: the slider's range becomes the tree's (from the smallest view to the whole tree). */
+/**
+ * The lowest budget the slider offers: below the smallest view of the tree and below the briefing's own size, so
+ * the briefing's folding into groups and counts can be watched (the tree view then says it is over budget).
+ */
+const lowestBudget: Readonly<Record<api.Unit, number>> = { tokens: 20, nodes: 1 }
+
+/** Paints a view: the slider's range runs from under the smallest view and the briefing up to the whole tree. */
 const paintAgentView = (els: AgentElements, reply: api.ViewReply, full: boolean) => {
   const unitFloor = reply.unit === "tokens" ? reply.floor.tokens : reply.floor.nodes
   const unitTotal = reply.unit === "tokens" ? reply.total.tokens : reply.total.nodes
-  els.slider.min = String(unitFloor)
+  els.slider.min = String(Math.min(unitFloor, lowestBudget[reply.unit]))
   els.slider.max = String(Math.max(unitFloor, unitTotal))
   if (full) els.slider.value = els.slider.max
   els.value.textContent = `${els.slider.value} ${reply.unit}`

@@ -124,7 +124,13 @@ export const sources = (tree: Node, onAction: OnAction): HTMLElement => {
           h("span", { class: `badge status-${status}` }, status),
           h("strong", { class: "name" }, name),
           stale && h("span", { class: "stale", title: "This source stopped reporting" }, "stale"),
-          h("span", { class: "muted" }, "last report ", time(str(p.last_report))),
+          str(p.last_report) === undefined
+            ? h(
+                "span",
+                { class: "muted", "data-testid": "no-status" },
+                alerts.length > 0 ? "alerts only, no status reported" : "no status reported"
+              )
+            : h("span", { class: "muted" }, "last report ", time(str(p.last_report))),
           h(
             "span",
             { class: "actions" },

@@ -12,7 +12,7 @@ import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import type { AwarenessResolver } from "./AwarenessResolver.ts"
 import * as BriefingNotifier from "./BriefingNotifier.ts"
-import { instructions } from "./Instructions.ts"
+import * as Instructions from "./Instructions.ts"
 import { version } from "./internal/version.ts"
 import * as Prompts from "./Prompts.ts"
 import * as Resources from "./Resources.ts"
@@ -54,6 +54,8 @@ export interface Options {
   readonly notificationDebounce?: Duration.Input | undefined
   /** How often to look for time-driven briefing changes (default 5 seconds; 0 disables). */
   readonly pollInterval?: Duration.Input | undefined
+  /** The tool profile: `full` (default, the 23 upstream-compatible tools) or `compact` (six tools). */
+  readonly tools?: Tools.Profile | undefined
 }
 
 /**
@@ -66,7 +68,7 @@ export interface Options {
 export const registrations = (
   options: Options = {}
 ): Layer.Layer<never, never, McpServer.McpServer | AwarenessResolver> =>
-  Layer.mergeAll(Tools.layer, Resources.layer, Prompts.layer).pipe(
+  Layer.mergeAll(Tools.layerProfile(options.tools ?? "full"), Resources.layer, Prompts.layer).pipe(
     Layer.provide(
       BriefingNotifier.layer({ debounce: options.notificationDebounce, pollInterval: options.pollInterval })
     )
@@ -82,7 +84,7 @@ export const layerStdio = (options: Options = {}) =>
   McpServer.layerStdio({
     name: serverName,
     version: serverVersion,
-    instructions,
+    instructions: Instructions.forProfile(options.tools),
     protocols,
     registrations: registrations(options)
   })
@@ -105,7 +107,7 @@ export const layerHttp = (
   McpServer.layerHttp({
     name: serverName,
     version: serverVersion,
-    instructions,
+    instructions: Instructions.forProfile(options.tools),
     protocols,
     path: options.path ?? "/mcp",
     allowedOrigins: options.allowedOrigins,

@@ -14,7 +14,9 @@
 export const instructions = `heed awareness: a shared, always-on picture of the user's systems, reminders and knowledge.
 
 At the start of each conversation, call get_briefing once (or read awareness://briefing).
-- attention_needed is false: say nothing about it; carry on with the user's request.
+- attention_needed is false: say nothing about it; carry on with the user's request. It is true only for a
+  surfaced alert, a stale source, a fired reminder not yet acknowledged or an upcoming item; info headlines never
+  set it.
 - attention_needed is true: tell the user, using suggested_mention or the source headlines. One sentence for a
   warning; a short paragraph for something critical or stale. Do not read it again in the same conversation unless
   the user asks or you receive notifications/resources/updated for awareness://briefing.
@@ -33,3 +35,32 @@ Querying:
   hint or search for free text.
 - Errors are JSON {"status":"error","error":{code, message, retryable, param, valid, suggestion}}; fix the named
   parameter (see suggestion) and retry only when retryable is true or the input changed.`
+
+/**
+ * The instructions for the compact tool profile (`HEED_TOOLS=compact`): the same advice in terms of its six tools.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const compactInstructions = `heed awareness: a shared, always-on picture of the user's systems, reminders and knowledge.
+
+At the start of each conversation, call get_briefing once (or read awareness://briefing).
+- attention_needed is false: say nothing about it. It is true only for a surfaced alert, a stale source, a fired
+  reminder not yet acknowledged or an upcoming item; then tell the user, using suggested_mention.
+- Drill down (recall with what: alerts or status) only when the user asks for details.
+
+Writing: expected behaviour ("qBittorrent stops on Fridays"): remember with kind pattern. "Stop telling me about X for
+a while": act with action suppress. A durable fact: remember; something temporary: remember with kind context; a
+setting: kind preference. Something to bring up later: remind with deliver_at. Done with an alert or reminder: act
+(acknowledge, resolve, done, snooze, cancel). Less used parameters go in fields.
+
+Errors are JSON {"status":"error","error":{code, message, param, suggestion}}; fix the named parameter and retry.`
+
+/**
+ * The instructions for a tool profile: {@link instructions} for `full`, {@link compactInstructions} for `compact`.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const forProfile = (profile: "full" | "compact" | undefined): string =>
+  profile === "compact" ? compactInstructions : instructions

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 
-import { AwarenessTools } from "@heed/collator"
+import { AwarenessTools, CompactTools } from "@heed/collator"
 import * as McpSchema from "effect/ai/McpSchema"
 import { McpServer } from "effect/ai/McpServer"
 import * as Tool from "effect/ai/Tool"
@@ -28,14 +28,16 @@ import * as ToolError from "./ToolError.ts"
 /**
  * Turns the outcome of a call into an MCP tool result: compact JSON (every byte costs the agent tokens; upstream
  * pretty-printed the briefing), or the text itself for a reply that is text (`get_briefing({ format: "text" })`).
- * `indent` pretty-prints JSON.
+ * `indent` pretty-prints JSON. With the tool's `name`, a success also carries `structuredContent` (MCP 2025-06-18):
+ * the reply as a JSON object matching the tool's `outputSchema` (`AwarenessTools.structured`).
  *
  * @category constructors
  * @since 0.1.0
  */
 export const toResult = (
   outcome: Result.Result<unknown, ToolError.ErrorBody>,
-  indent = false
+  indent = false,
+  name?: string
 ): McpSchema.CallToolResult =>
   Result.isSuccess(outcome)
     ? new McpSchema.CallToolResult({
@@ -44,7 +46,8 @@ export const toResult = (
             type: "text",
             text: typeof outcome.success === "string" ? outcome.success : toJson(outcome.success, indent)
           }
-        ]
+        ],
+        ...(name === undefined ? {} : { structuredContent: AwarenessTools.structured(name, outcome.success) })
       })
     : new McpSchema.CallToolResult({
         isError: true,
@@ -52,28 +55,132 @@ export const toResult = (
       })
 
 /**
- * The MCP tool description of an awareness tool: its name, title, description, input JSON Schema and hints.
+ * The tool profiles: `full` (the default; the 23 upstream-compatible tools) and `compact` (six tools covering the
+ * same capabilities, `CompactTools`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Profile = "full" | "compact"
+
+/**
+ * The profile names, for flags and environment variables (`HEED_TOOLS`).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const profiles: ReadonlyArray<Profile> = ["full", "compact"]
+
+type AnyTool = (typeof AwarenessTools.toolkit.tools)[AwarenessTools.Name]
+
+/**
+ * The MCP description of a toolkit tool. Every byte of `tools/list` is paid on every request, so it carries only
+ * what a client acts on: the name (no separate title), the description, the input and output schemas, and hints on
+ * the read-only tools (all four, since the server fills in the MCP defaults of any hint left out): a client may run
+ * a read without asking. A write carries no hints, so a client treats it as the MCP defaults say (it may change
+ * things: ask first). The toolkit's own annotations (`Tool.Title`, `Tool.Destructive`, `Tool.Idempotent`) stay
+ * available in-process.
+ */
+const describe = (
+  tool: {
+    readonly name: string
+    readonly annotations: AnyTool["annotations"]
+    readonly description?: string | undefined
+  },
+  inputSchema: Record<string, unknown>,
+  outputSchema: Record<string, unknown>
+): McpSchema.Tool =>
+  new McpSchema.Tool({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: inputSchema as McpSchema.Tool["inputSchema"],
+    outputSchema,
+    ...(Context.get(tool.annotations, Tool.Readonly)
+      ? {
+          annotations: {
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
+          }
+        }
+      : {})
+  })
+
+/**
+ * The MCP tool description of an awareness tool: its name, title, description, input and output JSON Schemas and
+ * hints.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool => {
-  const tool = AwarenessTools.toolkit.tools[name]
-  const title = Context.getOrUndefined(tool.annotations, Tool.Title)
+export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool =>
+  describe(AwarenessTools.toolkit.tools[name], AwarenessTools.inputSchema(name), AwarenessTools.outputSchema(name))
+
+/**
+ * The MCP tool description of a compact-profile tool.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const toCompactMcpTool = (name: CompactTools.Name): McpSchema.Tool =>
+  describe(CompactTools.toolkit.tools[name], CompactTools.inputSchema(name), CompactTools.outputSchema(name))
+
+/**
+ * The `tools/list` entries of a profile, in order.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const list = (profile: Profile = "full"): ReadonlyArray<McpSchema.Tool> =>
+  (profile === "compact" ? CompactTools.names.map(toCompactMcpTool) : AwarenessTools.names.map(toMcpTool)).map(lean)
+
+const bounds = new Set(["maxLength", "maxItems", "maximum", "items"])
+
+/**
+ * A tool as `tools/list` serves it: each parameter's JSON Schema without its size bounds (`maxLength`, `maxItems`,
+ * `maximum` and the `items` of a list). Every request pays for `tools/list`, while a value over a bound is answered
+ * with an `invalid_parameter` error naming the parameter and the bound; the REST API's OpenAPI document
+ * (`toMcpTool`) still advertises them.
+ */
+const lean = (tool: McpSchema.Tool): McpSchema.Tool => {
+  const schema = tool.inputSchema as { readonly properties?: Record<string, Record<string, unknown>> }
+  if (schema.properties === undefined) return tool
+  const properties: Record<string, Record<string, unknown>> = {}
+  for (const [name, property] of Object.entries(schema.properties)) {
+    properties[name] = Object.fromEntries(Object.entries(property).filter(([key]) => !bounds.has(key)))
+  }
   return new McpSchema.Tool({
-    name,
-    title,
-    description: Tool.getDescription(tool),
-    inputSchema: AwarenessTools.inputSchema(name) as McpSchema.Tool["inputSchema"],
-    annotations: {
-      title,
-      readOnlyHint: Context.get(tool.annotations, Tool.Readonly),
-      destructiveHint: Context.get(tool.annotations, Tool.Destructive),
-      idempotentHint: Context.get(tool.annotations, Tool.Idempotent),
-      openWorldHint: Context.get(tool.annotations, Tool.OpenWorld)
-    }
+    ...tool,
+    inputSchema: { ...tool.inputSchema, properties } as McpSchema.Tool["inputSchema"]
   })
 }
+
+const addTools = (
+  entries: ReadonlyArray<{ readonly tool: McpSchema.Tool; readonly readOnly: boolean }>,
+  callWith: typeof AwarenessTools.callWith
+): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
+  Effect.gen(function* () {
+    const server = yield* McpServer
+    const resolver = yield* AwarenessResolver
+    const changed = yield* Effect.serviceOption(BriefingChanged)
+    for (const { tool, readOnly } of entries) {
+      const name = tool.name
+      yield* server.addTool({
+        tool,
+        annotations: Context.empty(),
+        handle: (payload) =>
+          callToolWith(resolver, name, payload, callWith).pipe(
+            Effect.tap(({ awareness, outcome }) =>
+              readOnly || awareness === undefined || Result.isFailure(outcome) || changed._tag === "None"
+                ? Effect.void
+                : changed.value.signal(awareness)
+            ),
+            Effect.map(({ outcome }) => toResult(outcome, false, name))
+          )
+      })
+    }
+  })
 
 /**
  * Registers the given tools (default: all of them) on the `McpServer` in context. After a successful write the
@@ -85,27 +192,30 @@ export const toMcpTool = (name: AwarenessTools.Name): McpSchema.Tool => {
 export const register = (
   names: ReadonlyArray<AwarenessTools.Name> = AwarenessTools.names
 ): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
-  Effect.gen(function* () {
-    const server = yield* McpServer
-    const resolver = yield* AwarenessResolver
-    const changed = yield* Effect.serviceOption(BriefingChanged)
-    for (const name of names) {
-      const readOnly = Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
-      yield* server.addTool({
-        tool: toMcpTool(name),
-        annotations: Context.empty(),
-        handle: (payload) =>
-          callToolWith(resolver, name, payload).pipe(
-            Effect.tap(({ awareness, outcome }) =>
-              readOnly || awareness === undefined || Result.isFailure(outcome) || changed._tag === "None"
-                ? Effect.void
-                : changed.value.signal(awareness)
-            ),
-            Effect.map(({ outcome }) => toResult(outcome))
-          )
-      })
-    }
-  })
+  addTools(
+    names.map((name) => ({
+      tool: lean(toMcpTool(name)),
+      readOnly: Context.get(AwarenessTools.toolkit.tools[name].annotations, Tool.Readonly)
+    })),
+    AwarenessTools.callWith
+  )
+
+/**
+ * Registers the tools of a profile: every awareness tool (`full`) or the six compact ones (`compact`).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const registerProfile = (profile: Profile): Effect.Effect<void, never, McpServer | AwarenessResolver> =>
+  profile === "compact"
+    ? addTools(
+        CompactTools.names.map((name) => ({
+          tool: lean(toCompactMcpTool(name)),
+          readOnly: CompactTools.isReadOnly(name)
+        })),
+        CompactTools.callWith
+      )
+    : register()
 
 /**
  * Calls one tool by name, as an MCP `tools/call` would: `AwarenessTools.callWith` on the awareness service resolved
@@ -129,3 +239,12 @@ export const call = (
  * @since 0.1.0
  */
 export const layer: Layer.Layer<never, never, McpServer | AwarenessResolver> = Layer.effectDiscard(register())
+
+/**
+ * A layer that registers the tools of a profile on the `McpServer` it is provided to.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerProfile = (profile: Profile): Layer.Layer<never, never, McpServer | AwarenessResolver> =>
+  Layer.effectDiscard(registerProfile(profile))

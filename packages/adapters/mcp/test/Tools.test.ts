@@ -51,7 +51,8 @@ describe("Tools", () => {
       assert.isDefined(properties.value)
       assert.isDefined(properties.threshold)
       assert.isTrue(tools.find((tool) => tool.name === "get_briefing")!.annotations?.readOnlyHint)
-      assert.isTrue(tools.find((tool) => tool.name === "delete_entry")!.annotations?.destructiveHint)
+      // A write carries no hints (issue 26: tools/list is paid on every request): MCP's defaults say destructive.
+      assert.isUndefined(tools.find((tool) => tool.name === "delete_entry")!.annotations)
       const suppress = tools.find((tool) => tool.name === "suppress_alert")!
       const level = (suppress.inputSchema as { properties: Record<string, { default?: unknown }> }).properties.level
       assert.strictEqual(level?.default, "warning")

@@ -24,6 +24,7 @@ import * as Read from "./internal/readTools.ts"
 import { didYouMean } from "./internal/text.ts"
 import * as ToolCall from "./internal/toolCall.ts"
 import * as Defs from "./internal/toolDefs.ts"
+import * as ToolOutput from "./internal/toolOutput.ts"
 import * as Write from "./internal/writeTools.ts"
 
 /**
@@ -181,6 +182,26 @@ const lookup = (name: string): AnyTool | undefined =>
  */
 export const inputSchema = (name: Name): Record<string, unknown> =>
   ToolCall.inputSchemaOf(toolkit.tools[name].parametersSchema.fields)
+
+/**
+ * The JSON Schema advertised as a tool's MCP `outputSchema`: an object root (every reply is returned as a JSON
+ * object in `structuredContent`, see {@link structured}). The reply's fields are not spelled out: `tools/list` is
+ * paid for on every request, and the tool descriptions and `Page`, `Briefing` and the `Reply` types document them.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const outputSchema = (_name: Name): Record<string, unknown> => ({ ...ToolOutput.outputSchema })
+
+/**
+ * A tool's reply as MCP `structuredContent` (always a JSON object, matching {@link outputSchema}): an object reply
+ * as it is, a list under `entries` (`tags` for `get_tags`), a text under `text`.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const structured = (name: string, reply: unknown): Record<string, unknown> =>
+  ToolOutput.structuredOf(name, reply)
 
 /**
  * Calls one awareness tool by name on the given service with untrusted parameters (a JSON object; `null` values

@@ -57,7 +57,10 @@ export type SourceLine = typeof SourceLine.Type
 
 /**
  * Sources with the same problem (same status and headline alert id), rendered as one line: `sources` lists the
- * first few names and `count` says how many there are.
+ * first few names and `count` says how many there are. `headline` is the first source's message; when the sources'
+ * messages differ, `distinct` says how many distinct messages there are and, when the group stands for its sources
+ * (folded to fit the budget, their own lines not shown), `headlines` lists the other distinct messages (the first
+ * few, each once), so no source's text disappears into the group.
  *
  * @category schemas
  * @since 0.1.0
@@ -67,7 +70,9 @@ export const SourceGroup = Schema.Struct({
   headline: Schema.String,
   sources: Schema.Array(Schema.String),
   count: Schema.Int,
-  drill_down: Schema.String
+  drill_down: Schema.String,
+  headlines: Schema.optionalKey(Schema.Array(Schema.String)),
+  distinct: Schema.optionalKey(Schema.Int)
 })
 
 /**
@@ -124,15 +129,19 @@ export const FiredIntention = Schema.Struct({
 export type FiredIntention = typeof FiredIntention.Type
 
 /**
- * What did not fit the token budget, summarised with counts and a drill-down URI: sources by status, and how many
- * upcoming items were left out. Left-out intentions are not fired; they stay pending for the next briefing.
+ * What did not fit the token budget, summarised with counts and a drill-down URI: sources by status, how many
+ * surfaced `alerts` belong to those sources, how many upcoming items and how many due or fired, unacknowledged
+ * `intentions` were left out (the summary says so too: "41 more fired reminders"). Left-out intentions that were
+ * not delivered yet are not fired; they stay pending for the next briefing.
  *
  * @category schemas
  * @since 0.1.0
  */
 export const Omitted = Schema.Struct({
   sources: Schema.Record(Schema.String, Schema.Int),
+  alerts: Schema.optionalKey(Schema.Int),
   upcoming: Schema.optionalKey(Schema.Int),
+  intentions: Schema.optionalKey(Schema.Int),
   drill_down: Schema.String
 })
 
@@ -183,6 +192,11 @@ export type Evaluation = typeof Evaluation.Type
  * problem), `ok_sources` (how many healthy sources were folded away to fit the budget) and `omitted` (what else did
  * not fit). `evaluation` (and healthy sources' `last_report`) are present in the full briefing (the resource) and
  * left out of what `get_briefing` returns unless it is asked to `explain`.
+ *
+ * `attention_needed` is true only when something needs the person: a surfaced (warning or critical) alert, a
+ * stale source, a fired intention not yet acknowledged, or an upcoming item inside its horizon. An `info` headline
+ * (a status headline without an alert) is shown and counted but never sets it alone, and `suggested_mention` is
+ * present only when `attention_needed` is true.
  *
  * @category schemas
  * @since 0.1.0

@@ -9,6 +9,7 @@
 import * as Schema from "effect/Schema"
 import { Briefing, Evaluation, type SourceGroup, type SourceLine } from "./Briefing.ts"
 import { setOwn } from "./internal/data.ts"
+import { groupHeadline } from "./Mention.ts"
 
 /**
  * Options: `explain` (default `false`) keeps the `evaluation` block and healthy sources' `last_report`.
@@ -87,7 +88,7 @@ const sourceText = (name: string, line: SourceLine): string =>
 
 const groupText = (group: SourceGroup): string => {
   const more = group.count > group.sources.length ? ", …" : ""
-  return `${group.status.toUpperCase()} ${group.count} sources (${group.sources.join(", ")}${more}): ${group.headline}`
+  return `${group.status.toUpperCase()} ${group.count} sources (${group.sources.join(", ")}${more}): ${groupHeadline(group)}`
 }
 
 /** The problem lines, most severe first (within a status, in the briefing's order). */
@@ -102,7 +103,8 @@ const problemLines = (briefing: Briefing): Array<string> => {
     if (line.headline === undefined) continue
     // A source shown in full in its group line is not repeated, unless its own line says more (another headline).
     const group = briefing.groups?.find((g) => g.sources.includes(name))
-    if (grouped.has(name) && group?.headline === line.headline && line.resurfaced !== true) continue
+    const inGroup = group !== undefined && (group.headlines ?? [group.headline]).includes(line.headline)
+    if (grouped.has(name) && inGroup && line.resurfaced !== true) continue
     problems.push({ text: sourceText(name, line), rank: rank[line.status] ?? 4 })
   }
   problems.sort((a, b) => a.rank - b.rank)
@@ -141,6 +143,8 @@ export const text = (briefing: Briefing, options: Options = {}): string => {
   }
   if ((briefing.omitted?.upcoming ?? 0) > 0) lines.push(`+${briefing.omitted?.upcoming} more upcoming`)
   for (const intention of briefing.fired_intentions ?? []) lines.push(`INTENTION ${intention.id}: ${intention.goal}`)
+  const intentions = briefing.omitted?.intentions ?? 0
+  if (intentions > 0) lines.push(`+${intentions} more fired reminder${intentions === 1 ? "" : "s"}`)
   if (briefing.attention_needed) {
     let ok = briefing.ok_sources ?? 0
     for (const line of Object.values(briefing.sources)) if (line.status === "ok") ok++

@@ -521,7 +521,10 @@ const bySeverityThenRecency = (a: Line, b: Line): number =>
 // Stage 5: intentions
 
 interface Intentions {
-  /** Fired now, most urgent first, then the earliest. */
+  /**
+   * Fired now, most urgent first, then the most recent (a retained fired intention counts from when it fired): when
+   * the budget cuts the list, the older ones are left out, never a newly fired one.
+   */
   readonly due: Array<{ entry: Entry; at: number; urgency: number }>
   /** Due within the horizon, the earliest first. */
   readonly upcoming: Array<UpcomingItem>
@@ -559,7 +562,7 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
       }
     }
   }
-  due.sort((a, b) => a.urgency - b.urgency || a.at - b.at)
+  due.sort((a, b) => a.urgency - b.urgency || b.at - a.at)
   upcoming.sort((a, b) => a.at - b.at)
   // An upcoming item's `in_minutes` changes every minute.
   if (upcoming.length > 0) v.timeDependent = true
@@ -579,13 +582,16 @@ const readIntentions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
  * ttl_sec`) makes the source `stale` and skips its alerts. Otherwise each unresolved alert (or resolved but
  * flapping one) is checked, then dropped when suppressed, explained by a pattern, inhibited or acknowledged; what is
  * left surfaces, most severe first. Pending or snoozed intentions whose `deliver_at` has passed fire; those due
- * within the horizon are `upcoming`.
+ * within the horizon are `upcoming`. `attention_needed` is true only for a surfaced alert, a stale source, a fired
+ * (unacknowledged) intention or an upcoming item; an `info` headline alone leaves it false.
  *
  * **Budget** The briefing stays strictly under its budget (under 200 tokens all clear, under 500 with issues, or
  * `options.budget`). Every source keeps its own line (with `groups` added on top for sources sharing a problem)
  * whenever that fits; otherwise ok sources fold into `ok_sources`, sources with the same problem fold into their
  * group line, and the least severe lines into `omitted`. Critical sources win space before fired intentions:
- * intentions are trimmed (they stay pending) before critical detail is dropped.
+ * intentions are trimmed (they stay pending) before critical detail is dropped. Nothing is cut silently: left-out
+ * sources, alerts, intentions and upcoming items are counted in `omitted`, and the summary names left-out
+ * intentions ("41 more fired reminders"). Within one urgency the most recent intentions are kept.
  *
  * **Errors** Throws {@link CollatorInputError} when `now` is an invalid `Date` (`param: "now"`) or
  * `options.timezone` is not an IANA time zone (`param: "timezone"`). Malformed entries never throw.
@@ -651,7 +657,11 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
     pending: intentions.pending,
     upcoming: intentions.upcoming
   }
-  const attention = lines.some((line) => line.status !== "ok") || model.upcoming.length > 0 || model.due.length > 0
+  // Only what needs the person: an info headline (a status headline without an alert) is shown, never alarming.
+  const attention =
+    lines.some((line) => line.status !== "ok" && line.status !== "info") ||
+    model.upcoming.length > 0 ||
+    model.due.length > 0
   const budget = attention
     ? (options.budget?.issues ?? 500)
     : (either(options.budget?.allClear, options.budget?.all_clear) ?? 200)

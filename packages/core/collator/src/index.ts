@@ -28,7 +28,6 @@ export * as AwarenessError from "./AwarenessError.ts"
  * @since 0.1.0
  */
 export * as AwarenessTools from "./AwarenessTools.ts"
-
 /**
  * The briefing: what an agent reads at the start of a conversation to learn whether anything needs attention.
  * Upstream's fields plus heed's additions (grouping, omitted counts, heed's evaluation counters, markers for
@@ -37,7 +36,6 @@ export * as AwarenessTools from "./AwarenessTools.ts"
  * @since 0.1.0
  */
 export * as Briefing from "./Briefing.ts"
-
 /**
  * The briefing as an agent reads it: `BriefingView.json(briefing, { explain })` (compact unless asked to explain)
  * and `BriefingView.text(briefing)` (plain text, one line per item, most severe first).
@@ -45,7 +43,6 @@ export * as Briefing from "./Briefing.ts"
  * @since 0.1.0
  */
 export * as BriefingView from "./BriefingView.ts"
-
 /**
  * The collator: `Collator.generate(snapshot, now, options?)` digests awareness entries into a token-budgeted
  * briefing, purely and synchronously, plus the predicates and templates it is built from (`isSuppressed`,
@@ -54,6 +51,13 @@ export * as BriefingView from "./BriefingView.ts"
  * @since 0.1.0
  */
 export * as Collator from "./Collator.ts"
+/**
+ * The compact tool profile: six tools that cover what the 23 upstream-compatible tools of {@link AwarenessTools} do,
+ * for agents that pay for `tools/list` on every request (`HEED_TOOLS=compact`).
+ *
+ * @since 0.1.0
+ */
+export * as CompactTools from "./CompactTools.ts"
 
 /**
  * Awareness entries: mcp-awareness's envelope (`id, type, source, tags, created, updated, expires, deleted, data,

@@ -40,10 +40,7 @@ describe("AwarenessTools.call", () => {
       const name = yield* failure("get_status", { sourc: "nas" })
       assert.deepStrictEqual([name.param, name.suggestion], ["sourc", "source"])
       const missing = yield* failure("get_status", {})
-      assert.deepStrictEqual(
-        [missing.param, missing.message],
-        ["source", "get_status requires 'source': The source name, as it appears in the briefing."]
-      )
+      assert.deepStrictEqual([missing.param, missing.message], ["source", "get_status requires 'source': Source name."])
       const notObject = yield* failure("get_stats", [1, 2])
       assert.strictEqual(notObject.code, "invalid_parameter")
       const unknown = yield* failure("get_briefng", {})
@@ -213,27 +210,24 @@ describe("AwarenessTools.toolkit", () => {
     assert.deepStrictEqual(AwarenessTools.inputSchema("get_status"), {
       type: "object",
       properties: {
-        source: {
-          type: "string",
-          maxLength: Limits.maxIdentifierLength,
-          description: "The source name, as it appears in the briefing."
-        }
+        source: { type: "string", maxLength: Limits.maxIdentifierLength, description: "Source name." }
       },
       required: ["source"]
     })
     const suppress = AwarenessTools.inputSchema("suppress_alert") as { properties: Record<string, unknown> }
+    // No `minimum` (issue 26: a smaller value is an error naming the parameter); MCP's tools/list also leaves out
+    // `maximum`, `maxLength`, `maxItems` and `items` (Tools.list), the REST API's OpenAPI document keeps them.
     assert.deepStrictEqual(suppress.properties.duration_minutes, {
       type: "integer",
-      minimum: 1,
       maximum: Limits.maxDurationMinutes,
-      description: "Minutes until the suppression expires (at least 1, at most ten years).",
+      description: "Minutes.",
       default: 60
     })
     assert.deepStrictEqual(suppress.properties.tags, {
       type: "array",
       items: { type: "string", maxLength: Limits.maxIdentifierLength },
       maxItems: Limits.maxTags,
-      description: "Alerts matching any of these tags (or mentioning them)."
+      description: "Any of these tags."
     })
     assert.notProperty(suppress.properties, "suppress_level")
   })

@@ -27,13 +27,14 @@ export interface Called {
 export const callToolWith = (
   resolver: AwarenessResolver["Service"],
   name: string,
-  payload: unknown
+  payload: unknown,
+  callWith: typeof AwarenessTools.callWith = AwarenessTools.callWith
 ): Effect.Effect<Called> => {
   let resolved: AwarenessApi | undefined
   return Effect.gen(function* () {
     const awareness = yield* resolver.current
     resolved = awareness
-    const value = yield* AwarenessTools.callWith(awareness, name, payload)
+    const value = yield* callWith(awareness, name, payload)
     return { outcome: Result.succeed(value), awareness } satisfies Called
   }).pipe(
     Effect.catchCause((cause): Effect.Effect<Called> => {

@@ -37,21 +37,12 @@ import {
 export const GetBriefing = tool("get_briefing", {
   title: "Get briefing",
   description:
-    "Read this first, once per conversation. A compact digest of everything the awareness service " +
-    "watches. If attention_needed is false, say nothing about it. If true, mention suggested_mention (or compose " +
-    "from the headlines) and drill down only when asked.",
+    "Read first, once per conversation. attention_needed is true only for an alert, a stale source, an " +
+    "unacknowledged fired reminder or an upcoming item (never info headlines): then say suggested_mention, else " +
+    "nothing. omitted counts what did not fit.",
   parameters: {
-    explain: optional(
-      P.boolean,
-      "true adds the evaluation block (what was checked, suppressed, matched by patterns) and healthy sources' " +
-        "last_report.",
-      false
-    ),
-    format: optional(
-      P.literals(BriefingView.Format.literals),
-      "'json' (default) or 'text': plain text, one line per item, most severe first (fewest tokens).",
-      "json"
-    )
+    explain: optional(P.boolean, "Add evaluation and last_report."),
+    format: optional(P.literals(BriefingView.Format.literals), "text: fewest tokens.")
   },
   success: Schema.Union([BriefingView.View, Schema.String]),
   readOnly: true
@@ -65,11 +56,9 @@ export const GetBriefing = tool("get_briefing", {
  */
 export const GetAlerts = tool("get_alerts", {
   title: "Get active alerts",
-  description:
-    "Active (unresolved, unexpired) alerts, newest first, paginated. Mirrors awareness://alerts and " +
-    "awareness://alerts/{source}.",
+  description: "Active alerts, newest first.",
   parameters: {
-    source: optional(P.string, "Only alerts from this source."),
+    source: optional(P.string, "Source."),
     since: sinceField,
     mode: modeField,
     limit: limitField,
@@ -87,8 +76,8 @@ export const GetAlerts = tool("get_alerts", {
  */
 export const GetStatus = tool("get_status", {
   title: "Get source status",
-  description: "The full latest status of one source (metrics, inventory, ttl). Mirrors awareness://status/{source}.",
-  parameters: { source: required(P.requiredString, "The source name, as it appears in the briefing.") },
+  description: "A source's latest status.",
+  parameters: { source: required(P.requiredString, "Source name.") },
   success: EntryView,
   readOnly: true
 })
@@ -101,30 +90,25 @@ export const GetStatus = tool("get_status", {
  */
 export const GetKnowledge = tool("get_knowledge", {
   title: "Get knowledge",
-  description:
-    "Patterns, context, preferences and notes (by default), most recently updated first, paginated. " +
-    "Use list mode first, always set a limit, filter with 2-3 specific tags (AND). Mirrors awareness://knowledge.",
+  description: "Notes, patterns, context, preferences. Use list mode and a limit.",
   parameters: {
-    source: optional(P.string, "Only entries from this source."),
-    tags: optional(P.tags, "Entries must carry all of these tags."),
+    source: optional(P.string, "Source."),
+    tags: optional(P.tags, "Tags (all)."),
     entry_type: optional(
       Schema.Union([entryType, Schema.Array(entryType)]).annotate({
         [P.jsonKey]: { type: "string", enum: EntryType.literals },
         [P.expectedKey]: `one of ${EntryType.literals.join(", ")}`,
         [P.validKey]: EntryType.literals
       }),
-      "Only entries of this type."
+      "Entry type."
     ),
-    include_history: optional(
-      P.literals(["true", "false", "only"]),
-      "'true' keeps changelogs, 'only' returns only entries that have one."
-    ),
+    include_history: optional(P.literals(["true", "false", "only"]), "Changelogs: keep or only."),
     since: sinceField,
     until: untilField,
-    learned_from: optional(P.string, "Only entries taught by this platform."),
-    created_after: optional(P.timestamp, "ISO 8601; only entries created at or after it."),
-    created_before: optional(P.timestamp, "ISO 8601; only entries created before it."),
-    hint: optional(P.string, "Free text used to re-rank results by relevance."),
+    learned_from: optional(P.string, "Taught by."),
+    created_after: optional(P.timestamp, "Created since."),
+    created_before: optional(P.timestamp, "Created before."),
+    hint: optional(P.string, "Ranking text."),
     mode: modeField,
     limit: limitField,
     offset: offsetField,
@@ -142,7 +126,7 @@ export const GetKnowledge = tool("get_knowledge", {
  */
 export const GetSuppressions = tool("get_suppressions", {
   title: "Get suppressions",
-  description: "Active (unexpired) suppressions. Mirrors awareness://suppressions.",
+  description: "Active suppressions.",
   parameters: {},
   success: Schema.Array(EntryView),
   readOnly: true
@@ -156,11 +140,11 @@ export const GetSuppressions = tool("get_suppressions", {
  */
 export const GetIntentions = tool("get_intentions", {
   title: "Get intentions",
-  description: "Reminders and intentions, filtered by state, source or tags.",
+  description: "Reminders (intentions).",
   parameters: {
-    state: optional(P.literals(IntentionState.literals), "Only intentions in this state."),
-    source: optional(P.string, "Only intentions from this source."),
-    tags: optional(P.tags, "Intentions must carry all of these tags."),
+    state: optional(P.literals(IntentionState.literals), "State."),
+    source: optional(P.string, "Source."),
+    tags: optional(P.tags, "Tags (all)."),
     mode: modeField,
     limit: limitField,
     offset: offsetField
@@ -177,7 +161,7 @@ export const GetIntentions = tool("get_intentions", {
  */
 export const GetStats = tool("get_stats", {
   title: "Get statistics",
-  description: "Entry counts per type, the known sources and the total. Cheap; call before broad queries.",
+  description: "Counts and sources. Cheap.",
   parameters: {},
   success: Stats,
   readOnly: true
@@ -191,7 +175,7 @@ export const GetStats = tool("get_stats", {
  */
 export const GetTags = tool("get_tags", {
   title: "Get tags",
-  description: "Every tag in use with its count, most used first. Cheap; call before filtering by tags.",
+  description: "Tags with counts. Cheap.",
   parameters: {},
   success: Schema.Array(Schema.Struct({ tag: Schema.String, count: Schema.Finite })),
   readOnly: true
@@ -205,15 +189,15 @@ export const GetTags = tool("get_tags", {
  */
 export const Search = tool("search", {
   title: "Search",
-  description: "Full-text search over entries (hybrid with embeddings when a provider is configured).",
+  description: "Full-text search.",
   parameters: {
-    query: required(P.requiredString, "What to look for."),
-    source: optional(P.string, "Only entries from this source."),
-    tags: optional(P.tags, "Entries must carry all of these tags."),
-    entry_type: optional(entryType, "Only entries of this type."),
+    query: required(P.requiredString, "Query."),
+    source: optional(P.string, "Source."),
+    tags: optional(P.tags, "Tags (all)."),
+    entry_type: optional(entryType, "Entry type."),
     since: sinceField,
     until: untilField,
-    limit: optional(P.number, "Maximum results, clamped to 1..100.", 10),
+    limit: optional(P.number, "Max results.", 10),
     mode: modeField,
     language: languageField
   },

@@ -134,25 +134,47 @@ const detailItems = (prepared: Prepared, limits: Limits) => {
     const item = all[i] as Item
     omittedCounts[item.status] = (omittedCounts[item.status] ?? 0) + item.lines.length
   }
-  const toGroup = (item: Item, maxNames: number | undefined): SourceGroup => {
+  const omittedAlerts = { count: 0 }
+  for (let i = limits.detailed; i < all.length; i++) {
+    for (const line of (all[i] as Item).lines) omittedAlerts.count += line.alertCount
+  }
+  /** `folded`: the group line stands for its sources' own lines, so it lists their distinct messages. */
+  const toGroup = (item: Item, maxNames: number | undefined, folded: boolean): SourceGroup => {
     const first = item.lines[0] as Line
-    return {
+    const group: { -readonly [K in keyof SourceGroup]: SourceGroup[K] } = {
       status: first.status,
       headline: cut(first.headline ?? "", limits.textChars),
       sources: item.lines.slice(0, maxNames ?? item.lines.length).map((line) => line.source),
       count: item.lines.length,
       drill_down: "awareness://alerts"
     }
+    // Every distinct message stays visible (the first few) or counted: one alert_id on two sources may say two
+    // things. Unfolded, each source's own line carries its message and the group only counts them.
+    const distinct = [...new Set(item.lines.map((line) => line.headline ?? ""))]
+    if (distinct.length > 1) {
+      if (folded) {
+        const others = distinct.slice(1, Math.max(2, maxNames ?? distinct.length))
+        group.headlines = others.map((text) => cut(text, limits.textChars))
+      }
+      group.distinct = distinct.length
+    }
+    return group
   }
   const groups: Array<SourceGroup> = []
   const singles: Array<Line> = []
   for (const item of all.slice(0, limits.detailed)) {
     if (item.lines.length === 1) singles.push(item.lines[0] as Line)
-    else groups.push(toGroup(item, limits.maxNames))
+    else groups.push(toGroup(item, limits.maxNames, true))
   }
   // Unfolded, every source keeps its own line and the groups are added on top (the caller shows every line then).
-  if (!limits.fold) for (const item of prepared.multi) groups.push(toGroup(item, undefined))
-  return { groups, singles, omittedCounts, everything: limits.detailed >= all.length }
+  if (!limits.fold) for (const item of prepared.multi) groups.push(toGroup(item, undefined, false))
+  return {
+    groups,
+    singles,
+    omittedCounts,
+    omittedAlerts: omittedAlerts.count,
+    everything: limits.detailed >= all.length
+  }
 }
 
 /** The `sources` record: the detailed lines and, when listed, the ok ones. */
@@ -194,7 +216,13 @@ const intentionParts = (model: Model, limits: Limits) => {
     .slice(0, limits.maxUpcoming)
     .map((item) => ({ ...item, summary: cut(item.summary, limits.textChars) }))
   const firedPending = fired.filter((entry) => (dataOf(entry).state ?? "pending") === "pending").length
-  return { fired, firedIntentions, upcoming, pendingIntentions: model.pending - firedPending }
+  return {
+    fired,
+    firedIntentions,
+    upcoming,
+    pendingIntentions: model.pending - firedPending,
+    omittedIntentions: model.due.length - fired.length
+  }
 }
 
 /** The `evaluation` block: upstream's counters always, heed's only when non-zero. */
@@ -220,12 +248,18 @@ const evaluationOf = (model: Model, pendingIntentions: number, firedCount: numbe
 const mentionOf = (
   parts: Parameters<typeof composeMention>[0],
   omittedCounts: Record<string, number>,
+  omittedIntentions: number,
   summary: string,
   summaryChars: number | undefined
 ): string => {
   const mention = composeMention(parts)
   const hidden = Object.values(omittedCounts).reduce((a, b) => a + b, 0)
-  const tail = hidden > 0 ? `${hidden} more ${hidden === 1 ? "source needs" : "sources need"} attention.` : ""
+  const tails: Array<string> = []
+  if (hidden > 0) tails.push(`${hidden} more ${hidden === 1 ? "source needs" : "sources need"} attention.`)
+  if (omittedIntentions > 0) {
+    tails.push(`${omittedIntentions} more fired ${omittedIntentions === 1 ? "reminder" : "reminders"}.`)
+  }
+  const tail = tails.join(" ")
   const full = mention === "" ? tail || summary : tail === "" ? mention : `${sentence(mention)} ${tail}`
   return summaryChars === undefined ? full : truncate(full, summaryChars * 2)
 }
@@ -237,9 +271,9 @@ export const render = (
   attention: boolean,
   limits: Limits
 ): { briefing: Briefing; fired: Array<Entry> } => {
-  const { groups, singles, omittedCounts, everything } = detailItems(prepared, limits)
+  const { groups, singles, omittedCounts, omittedAlerts, everything } = detailItems(prepared, limits)
   const sources = sourceLines(model, prepared, limits, singles, everything)
-  const { fired, firedIntentions, upcoming, pendingIntentions } = intentionParts(model, limits)
+  const { fired, firedIntentions, upcoming, pendingIntentions, omittedIntentions } = intentionParts(model, limits)
   const fullSummary = composeSummary(
     {
       attention_needed: attention,
@@ -249,7 +283,8 @@ export const render = (
       info: prepared.names.info,
       stale: prepared.names.stale,
       upcoming: model.upcoming.length,
-      intentions: fired.length
+      intentions: fired.length,
+      omitted_intentions: omittedIntentions
     },
     limits.maxNames
   )
@@ -270,16 +305,18 @@ export const render = (
   if (!limits.listOk && prepared.okLines.length > 0) briefing.ok_sources = prepared.okLines.length
   if (firedIntentions.length > 0) briefing.fired_intentions = firedIntentions
   const omittedUpcoming = model.upcoming.length - upcoming.length
-  if (Object.keys(omittedCounts).length > 0 || omittedUpcoming > 0) {
+  if (Object.keys(omittedCounts).length > 0 || omittedUpcoming > 0 || omittedIntentions > 0) {
     briefing.omitted = {
       sources: omittedCounts,
+      ...(omittedAlerts > 0 ? { alerts: omittedAlerts } : {}),
       ...(omittedUpcoming > 0 ? { upcoming: omittedUpcoming } : {}),
+      ...(omittedIntentions > 0 ? { intentions: omittedIntentions } : {}),
       drill_down: "awareness://alerts"
     }
   }
   if (attention) {
     const parts = { sources, groups, upcoming, fired_intentions: firedIntentions }
-    briefing.suggested_mention = mentionOf(parts, omittedCounts, summary, limits.summaryChars)
+    briefing.suggested_mention = mentionOf(parts, omittedCounts, omittedIntentions, summary, limits.summaryChars)
   }
   return { briefing, fired }
 }

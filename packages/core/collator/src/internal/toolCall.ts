@@ -21,7 +21,14 @@ export const inputSchemaOf = (fields: Schema.Struct.Fields): Record<string, unkn
   for (const [key, field] of Object.entries(fields)) {
     const annotations = SchemaAST.resolve(field.ast) ?? {}
     if (annotations[P.hiddenKey] === true) continue
-    const advertised = (annotations[P.jsonKey] ?? {}) as Record<string, unknown>
+    // `format: "date-time"` is not advertised (it demands a zone; naive timestamps are accepted as UTC), nor an
+    // integer's `minimum` (a smaller value is answered with an error naming the parameter): `tools/list` is paid on
+    // every request.
+    const {
+      format: _format,
+      minimum: _minimum,
+      ...advertised
+    } = (annotations[P.jsonKey] ?? {}) as Record<string, unknown>
     properties[key] = {
       ...advertised,
       ...advertisedLimits(key, advertised),

@@ -20,20 +20,13 @@ export const optional = <S extends Schema.Top>(schema: S, description: string, f
   Schema.optionalKey(schema.annotate(fallback === undefined ? { description } : { description, default: fallback }))
 
 export const entryType = P.literals(EntryType.literals)
-export const modeField = optional(
-  P.literals(["full", "list"]),
-  "'list' returns metadata only (id, type, source, tags, description, dates); 'full' (default) whole entries.",
-  "full"
-)
-export const limitField = optional(P.integer(0), "Maximum number of entries (default 100). Always set one.")
-export const offsetField = optional(P.integer(0), "Number of entries to skip (default 0).", 0)
-export const sinceField = optional(
-  P.timestamp,
-  "ISO 8601 timestamp; only entries updated at or after it. Naive timestamps are UTC."
-)
-export const untilField = optional(P.timestamp, "ISO 8601 timestamp; only entries updated before it.")
-export const languageField = optional(P.string, "ISO 639-1 language code or 'simple' for full-text search.")
-export const learnedFromField = optional(P.string, "Who taught this (platform or agent name).", "conversation")
+export const modeField = optional(P.literals(["full", "list"]), "list: metadata only.")
+export const limitField = optional(P.integer(0), "Max entries (100).")
+export const offsetField = optional(P.integer(0), "Skip this many.")
+export const sinceField = optional(P.timestamp, "Since (ISO 8601).")
+export const untilField = optional(P.timestamp, "Updated before.")
+export const languageField = optional(P.string, "Language (ISO 639-1).")
+export const learnedFromField = optional(P.string, "Who taught this.")
 
 // ---------------------------------------------------------------------------------------------------------------
 // Replies

@@ -19,16 +19,14 @@ import { DeleteReply, entryType, languageField, learnedFromField, ok, optional, 
  */
 export const ReportStatus = tool("report_status", {
   title: "Report status",
-  description:
-    "Edge processes: report a source's current metrics. Replaces the previous status of the source. " +
-    "The source goes stale when it does not report again within ttl_sec.",
+  description: "Replace a source's status; stale after ttl_sec.",
   parameters: {
-    source: required(P.requiredString, "The reporting source (e.g. 'synology-nas')."),
-    tags: required(P.tags, "Tags for the source."),
-    metrics: required(P.object, "Current metrics (numbers, strings)."),
-    inventory: optional(P.object, "Optional inventory (containers, disks, …)."),
-    ttl_sec: optional(P.integer(1, Limits.maxTtlSec), "Seconds until the source counts as stale.", 120),
-    headline: optional(P.string, "heed: an informational headline shown for the source while it is ok.")
+    source: required(P.requiredString, "Source."),
+    tags: required(P.tags, "Tags."),
+    metrics: required(P.object, "Metrics."),
+    inventory: optional(P.object, "Inventory."),
+    ttl_sec: optional(P.integer(1, Limits.maxTtlSec), "Seconds until stale.", 120),
+    headline: optional(P.string, "Info line while ok.")
   },
   success: ok({ source: Schema.String }),
   idempotent: true
@@ -42,23 +40,21 @@ export const ReportStatus = tool("report_status", {
  */
 export const ReportAlert = tool("report_alert", {
   title: "Report alert",
-  description:
-    "Edge processes: raise, update or resolve an alert, keyed by (source, alert_id). Re-reporting " +
-    "merges details; resolved=true resolves it.",
+  description: "Raise, update or resolve an alert.",
   parameters: {
-    source: required(P.requiredString, "The reporting source."),
-    tags: required(P.tags, "Tags used by suppressions and patterns."),
-    alert_id: required(P.requiredString, "Stable id of the alert within its source."),
+    source: required(P.requiredString, "Source."),
+    tags: required(P.tags, "Tags."),
+    alert_id: required(P.requiredString, "Stable id."),
     level: required(P.literals(["warning", "critical"]), "Severity."),
-    alert_type: optional(P.literals(["threshold", "structural", "baseline"]), "Kind of alert.", "threshold"),
-    message: required(P.requiredString, "One human sentence; becomes the briefing headline."),
-    details: optional(P.object, "Structured details."),
-    diagnostics: optional(P.object, "Diagnostics for drill-down."),
-    resolved: optional(P.boolean, "Resolve the alert.", false),
-    metric: optional(P.string, "heed: the metric this alert is about (enables metric-scoped suppressions)."),
-    value: optional(P.number, "heed: the observed value."),
-    threshold: optional(P.number, "heed: the threshold that was crossed."),
-    labels: optional(P.object, "heed: string labels used by inhibition rules and grouping (Alertmanager style).")
+    alert_type: optional(P.literals(["threshold", "structural", "baseline"]), "Kind."),
+    message: required(P.requiredString, "Headline."),
+    details: optional(P.object, "Details."),
+    diagnostics: optional(P.object, "Diagnostics."),
+    resolved: optional(P.boolean, "Resolve it.", false),
+    metric: optional(P.string, "Metric."),
+    value: optional(P.number, "Value."),
+    threshold: optional(P.number, "Threshold."),
+    labels: optional(P.object, "Labels.")
   },
   success: ok({ action: Schema.Literals(["reported", "resolved"]), alert_id: Schema.String }),
   idempotent: true
@@ -72,15 +68,13 @@ export const ReportAlert = tool("report_alert", {
  */
 export const LearnPattern = tool("learn_pattern", {
   title: "Learn pattern",
-  description:
-    "Teach an expected behaviour so matching alerts stay out of the briefing (e.g. 'qbittorrent stops " +
-    "on Fridays for maintenance').",
+  description: "Expected behaviour: matching alerts stay quiet.",
   parameters: {
-    source: required(P.string, "The source the pattern applies to ('' for all)."),
-    tags: required(P.tags, "Tags of the pattern."),
-    description: required(P.requiredString, "What is expected and why."),
-    conditions: optional(P.object, "When it holds: day_of_week (e.g. 'friday'), hour_range [start, end)."),
-    effect: optional(P.string, "What to suppress (e.g. 'suppress qbittorrent_stopped')."),
+    source: required(P.string, "Source ('': all)."),
+    tags: required(P.tags, "Tags."),
+    description: required(P.requiredString, "What and why."),
+    conditions: optional(P.object, "day_of_week, hour_range."),
+    effect: optional(P.string, "What to suppress."),
     learned_from: learnedFromField,
     language: languageField
   },
@@ -95,20 +89,15 @@ export const LearnPattern = tool("learn_pattern", {
  */
 export const Remember = tool("remember", {
   title: "Remember",
-  description:
-    "Store a durable note. Use when it will still be true in 30 days; otherwise use add_context. " +
-    "With logical_key, re-remembering updates the same note.",
+  description: "A durable note (true in 30 days).",
   parameters: {
-    source: required(P.requiredString, "Where the knowledge comes from or belongs."),
-    tags: required(P.tags, "2-3 specific tags."),
-    description: required(P.requiredString, "A one-line summary."),
-    content: optional(
-      P.jsonOf(["string", "object", "array", "number", "boolean"], "text or JSON"),
-      "Optional body (text or JSON; JSON is stored as its text)."
-    ),
-    content_type: optional(P.string, "MIME type of content.", "text/plain"),
+    source: required(P.requiredString, "Source."),
+    tags: required(P.tags, "2-3 tags."),
+    description: required(P.requiredString, "Summary."),
+    content: optional(P.jsonOf(["string", "object", "array", "number", "boolean"], "text or JSON"), "Body."),
+    content_type: optional(P.string, "MIME type."),
     learned_from: learnedFromField,
-    logical_key: optional(P.string, "Stable key to upsert the same note."),
+    logical_key: optional(P.string, "Upsert key."),
     language: languageField
   },
   success: ok({ action: Schema.optionalKey(Schema.Literals(["created", "updated"])) })
@@ -122,12 +111,12 @@ export const Remember = tool("remember", {
  */
 export const AddContext = tool("add_context", {
   title: "Add context",
-  description: "Store time-limited context that expires after expires_days.",
+  description: "Context that expires.",
   parameters: {
-    source: required(P.requiredString, "Where the context belongs."),
+    source: required(P.requiredString, "Source."),
     tags: required(P.tags, "Tags."),
-    description: required(P.requiredString, "The context."),
-    expires_days: optional(P.integer(1, Limits.maxExpiresDays), "Days until it expires (minimum 1).", 30),
+    description: required(P.requiredString, "Context."),
+    expires_days: optional(P.integer(1, Limits.maxExpiresDays), "Days.", 30),
     language: languageField
   },
   success: ok({ expires: Schema.String })
@@ -141,11 +130,11 @@ export const AddContext = tool("add_context", {
  */
 export const SetPreference = tool("set_preference", {
   title: "Set preference",
-  description: "Set a user preference (upserted by key and scope).",
+  description: "Set a preference.",
   parameters: {
-    key: required(P.requiredString, "Preference key."),
-    value: required(P.string, "Preference value."),
-    scope: optional(P.string, "Scope of the preference.", "global")
+    key: required(P.requiredString, "Key."),
+    value: required(P.string, "Value."),
+    scope: optional(P.string, "Scope.", "global")
   },
   success: ok({ key: Schema.String, scope: Schema.String }),
   idempotent: true
@@ -166,31 +155,20 @@ const TimeIntervals = Schema.Array(Schema.Record(Schema.String, Schema.Unknown))
  */
 export const SuppressAlert = tool("suppress_alert", {
   title: "Suppress alerts",
-  description:
-    "Silence matching alerts for duration_minutes (use this, not memory edits). Matches by source " +
-    "('*' for every source), metric and tags (give at least one); with escalation_override a more severe alert " +
-    "still breaks through.",
+  description: "Silence matching alerts for a while; give a source ('*': all), tags or a metric.",
   parameters: {
-    source: optional(P.string, "Only alerts from this source; '*' for every source."),
-    tags: optional(P.tags, "Alerts matching any of these tags (or mentioning them)."),
-    metric: optional(P.string, "Only alerts about this metric."),
-    level: optional(P.literals(["warning", "critical"]), "Suppress up to this level.", "warning"),
+    source: optional(P.string, "Source ('*': all)."),
+    tags: optional(P.tags, "Any of these tags."),
+    metric: optional(P.string, "Metric."),
+    level: optional(P.literals(["warning", "critical"]), "Up to this level.", "warning"),
     suppress_level: optional(
       P.literals(["warning", "critical"]).annotate({ [P.hiddenKey]: true }),
       "Alias of level (the name the entry stores it under)."
     ),
-    duration_minutes: optional(
-      P.integer(1, Limits.maxDurationMinutes),
-      "Minutes until the suppression expires (at least 1, at most ten years).",
-      60
-    ),
-    escalation_override: optional(P.boolean, "Let a more severe alert break through.", true),
-    reason: optional(P.string, "Why (shown in get_suppressions).", ""),
-    time_intervals: optional(
-      TimeIntervals,
-      "heed: recurring windows in which the suppression applies (Alertmanager time_intervals), e.g. " +
-        '[{"weekdays":["saturday","sunday"]}].'
-    )
+    duration_minutes: optional(P.integer(1, Limits.maxDurationMinutes), "Minutes.", 60),
+    escalation_override: optional(P.boolean, "Worse breaks through.", true),
+    reason: optional(P.string, "Why."),
+    time_intervals: optional(TimeIntervals, "Recurring windows ({weekdays, times}).")
   },
   success: ok({ expires: Schema.String })
 })
@@ -203,8 +181,8 @@ export const SuppressAlert = tool("suppress_alert", {
  */
 export const ClearSuppression = tool("clear_suppression", {
   title: "Clear suppression",
-  description: "heed: end a suppression now; its alerts re-surface in the next briefing.",
-  parameters: { entry_id: required(P.requiredString, "The suppression's id.") },
+  description: "End a suppression.",
+  parameters: { entry_id: required(P.requiredString, "Suppression id.") },
   success: ok({ cleared: Schema.Literal(true) }),
   destructive: true
 })
@@ -217,19 +195,15 @@ export const ClearSuppression = tool("clear_suppression", {
  */
 export const Remind = tool("remind", {
   title: "Remind",
-  description: "Create an intention: a goal to surface later (at deliver_at) in the briefing.",
+  description: "A reminder due at deliver_at.",
   parameters: {
-    goal: required(P.requiredString, "What should happen."),
-    source: required(P.requiredString, "Where it belongs."),
+    goal: required(P.requiredString, "Goal."),
+    source: required(P.requiredString, "Source."),
     tags: required(P.tags, "Tags."),
-    deliver_at: optional(
-      P.timestamp,
-      "ISO 8601 time to surface it; without a zone it is UTC ('2027-03-01T09:00' is 09:00 UTC). A date that does " +
-        "not exist (2027-02-30) is refused."
-    ),
-    constraints: optional(P.string, "Optional constraints (free text)."),
+    deliver_at: optional(P.timestamp, "When (ISO 8601)."),
+    constraints: optional(P.string, "Constraints."),
     urgency: optional(P.literals(["low", "normal", "high"]), "Urgency.", "normal"),
-    recurrence: optional(P.string, "Reserved for recurring intentions."),
+    recurrence: optional(P.string, "Reserved."),
     learned_from: learnedFromField,
     language: languageField
   },
@@ -244,12 +218,12 @@ export const Remind = tool("remind", {
  */
 export const UpdateIntention = tool("update_intention", {
   title: "Update intention",
-  description: "Move an intention to another state (e.g. completed, snoozed, cancelled).",
+  description: "Change a reminder's state.",
   parameters: {
-    entry_id: required(P.requiredString, "The intention's id."),
-    state: required(P.literals(IntentionState.literals), "The new state."),
+    entry_id: required(P.requiredString, "Id."),
+    state: required(P.literals(IntentionState.literals), "New state."),
     reason: optional(P.string, "Why."),
-    deliver_at: optional(P.timestamp, "ISO 8601 (UTC without a zone): when a snoozed intention fires again.")
+    deliver_at: optional(P.timestamp, "Snooze until.")
   },
   success: ok({})
 })
@@ -262,13 +236,13 @@ export const UpdateIntention = tool("update_intention", {
  */
 export const ActedOn = tool("acted_on", {
   title: "Acted on",
-  description: "Record that you acted on an entry (acknowledges alerts and fired intentions).",
+  description: "Record an action; acknowledges the entry.",
   parameters: {
-    entry_id: required(P.requiredString, "The entry's id."),
+    entry_id: required(P.requiredString, "Id."),
     action: required(P.requiredString, "What was done."),
-    platform: optional(P.string, "Where it was done."),
+    platform: optional(P.string, "Where."),
     detail: optional(P.string, "Details."),
-    tags: optional(P.tags, "Tags (default: the entry's tags).")
+    tags: optional(P.tags, "Tags.")
   },
   success: ok({ entry_id: Schema.String, action: Schema.String, timestamp: Schema.String })
 })
@@ -281,13 +255,13 @@ export const ActedOn = tool("acted_on", {
  */
 export const UpdateEntry = tool("update_entry", {
   title: "Update entry",
-  description: "Edit a note, pattern, context, preference or record in place; changes are kept in a changelog.",
+  description: "Edit an entry.",
   parameters: {
-    entry_id: required(P.requiredString, "The entry's id."),
+    entry_id: required(P.requiredString, "Id."),
     description: optional(P.string, "New description."),
     tags: optional(P.tags, "New tags."),
     source: optional(P.string, "New source."),
-    content: optional(P.string, "New content (text)."),
+    content: optional(P.string, "New content."),
     content_type: optional(P.string, "New content type."),
     language: languageField
   },
@@ -302,15 +276,13 @@ export const UpdateEntry = tool("update_entry", {
  */
 export const DeleteEntry = tool("delete_entry", {
   title: "Delete entries",
-  description:
-    "Soft-delete (recoverable for 30 days) by entry_id, or by tags (AND) or source(+type); bulk " +
-    "deletes are a dry run unless confirm=true.",
+  description: "Soft-delete by id, tags or source (bulk: confirm).",
   parameters: {
-    source: optional(P.string, "Delete entries of this source."),
-    entry_type: optional(entryType, "Restrict to this type."),
-    entry_id: optional(P.string, "Delete this entry."),
-    tags: optional(P.tags, "Delete entries carrying all these tags."),
-    confirm: optional(P.boolean, "Really delete (bulk paths).", false)
+    source: optional(P.string, "Source."),
+    entry_type: optional(entryType, "Type."),
+    entry_id: optional(P.string, "Id."),
+    tags: optional(P.tags, "Tags (all)."),
+    confirm: optional(P.boolean, "Delete in bulk.", false)
   },
   success: DeleteReply,
   destructive: true
@@ -324,10 +296,10 @@ export const DeleteEntry = tool("delete_entry", {
  */
 export const RestoreEntry = tool("restore_entry", {
   title: "Restore entries",
-  description: "Restore soft-deleted entries by id or by tags (AND).",
+  description: "Undelete.",
   parameters: {
-    entry_id: optional(P.string, "Restore this entry."),
-    tags: optional(P.tags, "Restore entries carrying all these tags.")
+    entry_id: optional(P.string, "Id."),
+    tags: optional(P.tags, "Tags (all).")
   },
   success: Schema.Struct({ status: Schema.Literal("ok"), restored: Schema.Finite })
 })
