@@ -77,7 +77,8 @@ export const openSession = async (
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON that the tests walk freely
 export const call = async (session: Session, name: string, args: Record<string, unknown> = {}): Promise<any> => {
-  const result = await session.client.callTool({ name, arguments: args })
+  // A takeover on a loaded machine may take longer than the SDK's default 60 s request timeout.
+  const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })
   const content = result.content as Array<{ type: string; text?: string }>
   const body = JSON.parse(content[0]?.text ?? "null")
   if (result.isError === true) throw new Error(`${name}: ${JSON.stringify(body)}`)

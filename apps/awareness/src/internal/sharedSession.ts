@@ -38,7 +38,10 @@ export const sharedSessionOf = (
   let logLevel: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    const [name, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined]
+    const [name, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined]
     if (name === "serve" && !serve && !stdio && dataDir === undefined) serve = true
     else if (name === "--stdio" && serve && inline === undefined) stdio = true
     else if (name === "--data-dir" || name === "--log-level") {
@@ -51,7 +54,8 @@ export const sharedSessionOf = (
     } else return undefined
   }
   if (!serve || !stdio) return undefined
-  const chosen = dataDir ?? (env.HEED_DATA_DIR !== undefined && env.HEED_DATA_DIR !== "" ? env.HEED_DATA_DIR : defaultDataDir(env))
+  const chosen =
+    dataDir ?? (env.HEED_DATA_DIR !== undefined && env.HEED_DATA_DIR !== "" ? env.HEED_DATA_DIR : defaultDataDir(env))
   if (chosen.includes("://")) return undefined // memory:// and other non-file PGlite stores
   return { dataDir: resolve(chosen), logLevel }
 }
