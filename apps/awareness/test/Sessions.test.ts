@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { connectHttp, ok } from "./harness.ts"
-import { call, lockOf, lockSatisfies, openSession, type Session, spawnCli } from "./sessions.ts"
+import { call, lockOf, lockSatisfies, openSession, rssMb, type Session, spawnCli } from "./sessions.ts"
 
 const briefingUri = "awareness://briefing"
 
@@ -64,6 +64,11 @@ describe("one awareness per data folder, many stdio sessions", () => {
         assert.strictEqual(statSync(dataDir).mode & 0o777, 0o700)
         for (const session of all) {
           assert.strictEqual(session.client.getServerVersion()?.name, "heed-awareness")
+        }
+        // Attached sessions load neither PGlite nor the tokenizer: each is a fraction of the holder's memory (the bench
+        // measures the built bin at about 50 MB; from source, Node's type stripping adds to it).
+        for (const session of all.slice(1)) {
+          assert.isBelow(rssMb(session.pid), rssMb(a!.pid) / 2, `session ${session.pid} vs holder ${a!.pid}`)
         }
 
         yield* Effect.promise(() => b!.client.subscribeResource({ uri: briefingUri }))

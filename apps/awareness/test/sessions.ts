@@ -36,11 +36,13 @@ export interface Session {
 export const openSession = async (
   dataDir: string,
   env: Record<string, string> = {},
-  extraArgs: ReadonlyArray<string> = []
+  /** A built `main.js` to run instead of the sources (the bench measures the bin users run). */
+  builtMain?: string
 ): Promise<Session> => {
+  const args = ["serve", "--stdio", "--data-dir", dataDir]
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: cliArgs(["serve", "--stdio", "--data-dir", dataDir, ...extraArgs]),
+    args: builtMain === undefined ? cliArgs(args) : [builtMain, ...args],
     cwd: appDir,
     env: { ...(process.env as Record<string, string>), HEED_LOG_LEVEL: "Warn", ...env },
     stderr: "pipe"
@@ -134,4 +136,10 @@ export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string
   })
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   return { child, ready, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+/** The resident memory of process `pid` in MB (`VmRSS` of `/proc/<pid>/status`). */
+export const rssMb = (pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024
 }
