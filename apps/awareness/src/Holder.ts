@@ -4,7 +4,7 @@
  * relays its client to that socket like any attached session. Loaded on demand only, since it brings Effect, PGlite
  * and the tokenizer with it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -25,7 +25,7 @@ import * as UserError from "./UserError.ts"
  * A running holder: the socket it serves and how to stop it (closes the socket, the store, then the lock).
  *
  * @category models
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Running {
   readonly socket: string
@@ -37,7 +37,7 @@ export interface Running {
  * must fix (`line`: print it and exit).
  *
  * @category errors
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class HolderFailure extends Error {
   readonly reason: "locked" | "failed"
@@ -55,7 +55,7 @@ const logLevels: ReadonlyArray<LogLevel.LogLevel> = ["All", "Trace", "Debug", "I
  * given (case-insensitive). Rejects with a {@link HolderFailure}.
  *
  * @category constructors
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const start = async (dataDir: string, logLevel?: string): Promise<Running> => {
   const level = logLevels.find((candidate) => candidate.toLowerCase() === logLevel?.toLowerCase())

@@ -17,7 +17,7 @@
  * (about 50 MB resident from the built bin, against 350 MB for the holder), which is why its protocol handling is a small line relay rather than an
  * `McpServer`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { mkdirSync } from "node:fs"
 import { connect, type Socket } from "node:net"
@@ -28,7 +28,7 @@ import * as LockFile from "./internal/lockFile.ts"
  * Options of a session.
  *
  * @category models
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Options {
   /** The embedded store's data directory (an absolute path). */
@@ -45,7 +45,7 @@ export interface Options {
  * A JSON-RPC message, as far as the relay looks into it.
  *
  * @category models
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Message {
   readonly id?: unknown
@@ -103,7 +103,7 @@ const lines = (onLine: (line: string) => void) => {
  * reason is printed on stderr as `heed-awareness: …`).
  *
  * @category running
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const run = (options: Options): Promise<number> =>
   new Promise<number>((resolveExit) => {

@@ -8,7 +8,7 @@
  * Only the owner may connect: the data directory is made 0700 and the socket 0600. The socket is advertised in the
  * lock file once it listens, and removed when the scope closes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { chmodSync, rmSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
@@ -31,7 +31,7 @@ import type { Settings } from "./Settings.ts"
  * The session socket's name inside the data directory.
  *
  * @category constants
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fileName = LockFile.socketFileName
 
@@ -39,7 +39,7 @@ export const fileName = LockFile.socketFileName
  * The session socket of `dataDir`.
  *
  * @category getters
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const pathOf = (dataDir: string): string => join(dataDir, fileName)
 
@@ -47,7 +47,7 @@ export const pathOf = (dataDir: string): string => join(dataDir, fileName)
  * The longest socket path Linux and macOS accept (`sun_path` holds 108 and 104 bytes with the terminating NUL).
  *
  * @category constants
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const maxPathBytes = 103
 
@@ -55,7 +55,7 @@ export const maxPathBytes = 103
  * The session socket could not be served.
  *
  * @category errors
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SessionSocketError extends Schema.TaggedError<SessionSocketError>()("SessionSocketError", {
   message: Schema.String
@@ -78,7 +78,7 @@ const stdioOf = (socket: Socket): Stdio.Stdio =>
  * lock). Fails with {@link SessionSocketError} when the path is too long for a socket or cannot be listened on.
  *
  * @category layers
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const layer = (settings: Settings, dataDir: string): Layer.Layer<never, SessionSocketError, Backend> =>
   Layer.effectDiscard(

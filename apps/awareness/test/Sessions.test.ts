@@ -5,10 +5,12 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { connectHttp, ok } from "./harness.ts"
+import { connectHttp, ok, postgresReachable } from "./harness.ts"
 import { call, lockOf, lockSatisfies, openSession, rssMb, type Session, spawnCli } from "./sessions.ts"
 
 const briefingUri = "awareness://briefing"
+const databaseUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseReachable = await postgresReachable(databaseUrl, "the stdio sessions on PostgreSQL")
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -271,6 +273,30 @@ describe("one awareness per data folder, many stdio sessions", () => {
         yield* Effect.promise(() => holder!.close())
         assert.deepStrictEqual(yield* Effect.promise(() => missingAlerts(attached!, ["kept"])), [])
         assert.strictEqual(lockOf(dataDir).pid, attached!.pid)
+      }),
+    { timeout: 300_000 }
+  )
+
+  it.live.skipIf(!databaseReachable)(
+    "on PostgreSQL (DATABASE_URL) each stdio session connects itself: a write through A reaches B's briefing and B's resources/updated",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const env = {
+          DATABASE_URL: databaseUrl,
+          HEED_DEFAULT_OWNER: `sessions-${process.pid}-${Date.now().toString(36)}`,
+          HEED_WATCH_INTERVAL_MS: "0"
+        }
+        const all = yield* sessions(join(dir, "unused"), 3, env)
+        const [a, b] = all as [Session, Session]
+        assert.isUndefined(lockOf(join(dir, "unused"))) // no folder is held
+        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
+        const updated = b.nextUpdate()
+        yield* Effect.promise(() => call(a, "report_alert", alert("on-postgres")))
+        assert.strictEqual(yield* Effect.promise(() => updated), briefingUri)
+        for (const session of all) {
+          assert.deepStrictEqual(yield* Effect.promise(() => missingAlerts(session, ["on-postgres"])), [])
+        }
       }),
     { timeout: 300_000 }
   )

@@ -9,19 +9,34 @@
  * program, or by the starting process itself (a container restarted after SIGKILL gets the same small PIDs), does
  * not keep the folder locked. Where `/proc` does not exist (macOS) only the PID checks apply.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-/** The lock file's name inside the data directory. */
+/**
+ * The lock file's name inside the data directory.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const lockFileName = "heed-awareness.lock"
 
-/** The session socket's name inside the data directory. */
+/**
+ * The session socket's name inside the data directory.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const socketFileName = "heed-awareness.sock"
 
-/** What a lock file says about its holder. */
+/**
+ * What a lock file says about its holder.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface LockRecord {
   readonly pid: number
   /** The holder's start time in clock ticks since boot (`/proc/<pid>/stat` field 22). */
@@ -44,7 +59,12 @@ const readOrUndefined = (path: string): string | undefined => {
   }
 }
 
-/** The start time of process `pid` in clock ticks since boot, or `undefined` without `/proc` or such a process. */
+/**
+ * The start time of process `pid` in clock ticks since boot, or `undefined` without `/proc` or such a process.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const processStart = (pid: number): string | undefined => {
   const stat = readOrUndefined(`/proc/${pid}/stat`)
   if (stat === undefined) return undefined
@@ -53,10 +73,20 @@ export const processStart = (pid: number): string | undefined => {
   return fields[19] // field 22 overall: fields 3.. start at index 0 here
 }
 
-/** This machine's boot id, or `undefined` without `/proc`. */
+/**
+ * This machine's boot id, or `undefined` without `/proc`.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const bootId = (): string | undefined => readOrUndefined("/proc/sys/kernel/random/boot_id")?.trim()
 
-/** This process's identity, as its lock records say. */
+/**
+ * This process's identity, as its lock records say.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
 export const self: LockRecord = {
   pid: process.pid,
   start: processStart(process.pid),
@@ -73,12 +103,20 @@ const alive = (pid: number): boolean => {
   }
 }
 
-/** Whether `record` names this process. */
+/**
+ * Whether `record` names this process.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
 export const isSelf = (record: LockRecord): boolean => record.token === self.token
 
 /**
  * Whether the process a lock record names still holds it: this process with this token, or another live process
  * whose start time and boot match the record.
+ *
+ * @category guards
+ * @since 0.1.0
  */
 export const isLive = (record: LockRecord): boolean => {
   if (isSelf(record)) return true
@@ -90,7 +128,12 @@ export const isLive = (record: LockRecord): boolean => {
   return start === undefined || start === record.start
 }
 
-/** The lock file's record, live or not (`undefined` when there is none or it is unreadable). */
+/**
+ * The lock file's record, live or not (`undefined` when there is none or it is unreadable).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const read = (dataDir: string): LockRecord | undefined => {
   const text = readOrUndefined(join(dataDir, lockFileName))
   if (text === undefined) return undefined
@@ -102,7 +145,12 @@ export const read = (dataDir: string): LockRecord | undefined => {
   }
 }
 
-/** The live holder of `dataDir`, if any. */
+/**
+ * The live holder of `dataDir`, if any.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const liveHolder = (dataDir: string): LockRecord | undefined => {
   const record = read(dataDir)
   return record !== undefined && isLive(record) ? record : undefined
@@ -123,7 +171,12 @@ const tryCreate = (path: string, record: LockRecord): boolean => {
   }
 }
 
-/** Another process is removing the same stale lock right now: try again shortly. */
+/**
+ * Another process is removing the same stale lock right now: try again shortly.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class LockBusy extends Error {
   constructor(path: string) {
     super(`the lock ${path} is being taken over by another process`)
@@ -162,6 +215,9 @@ const breakStale = (dataDir: string, stale: string): void => {
  * Takes the lock on `dataDir` for this process. Returns `undefined` when it now holds it (or already did), else the
  * live holder's record; throws {@link LockBusy} when another process is breaking the same stale lock, and the file
  * system's error when the folder cannot be written.
+ *
+ * @category constructors
+ * @since 0.1.0
  */
 export const tryAcquire = (dataDir: string): LockRecord | undefined => {
   const path = join(dataDir, lockFileName)
@@ -185,7 +241,12 @@ export const tryAcquire = (dataDir: string): LockRecord | undefined => {
   return isSelf(current) ? undefined : current
 }
 
-/** Adds fields (a URL, a socket) to the lock this process holds on `dataDir`; does nothing otherwise. */
+/**
+ * Adds fields (a URL, a socket) to the lock this process holds on `dataDir`; does nothing otherwise.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
 export const advertise = (dataDir: string, fields: Pick<LockRecord, "url" | "socket">): void => {
   const path = join(dataDir, lockFileName)
   const current = read(dataDir)
@@ -196,7 +257,12 @@ export const advertise = (dataDir: string, fields: Pick<LockRecord, "url" | "soc
   renameSync(temporary, path)
 }
 
-/** Removes the lock on `dataDir` if this process holds it. */
+/**
+ * Removes the lock on `dataDir` if this process holds it.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
 export const release = (dataDir: string): void => {
   const current = read(dataDir)
   if (current !== undefined && isSelf(current)) rmSync(join(dataDir, lockFileName), { force: true })

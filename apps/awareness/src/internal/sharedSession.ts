@@ -3,11 +3,18 @@
  * (`serve --stdio` with at most `--data-dir` and `--log-level`, no `--memory`, no PostgreSQL URL), which `main.ts`
  * runs as a shared session (`Session.ts`); every other command line goes to the full program. Plain Node, like the
  * session itself.
+ *
+ * @since 0.1.0
  */
 import { homedir } from "node:os"
 import { isAbsolute, join, resolve } from "node:path"
 
-/** The default data directory (`Settings.defaultDataDir` is this function). */
+/**
+ * The default data directory (`Settings.defaultDataDir` is this function).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
 export const defaultDataDir = (
   env: { readonly XDG_DATA_HOME?: string | undefined; readonly HOME?: string | undefined } = process.env
 ): string => {
@@ -17,7 +24,12 @@ export const defaultDataDir = (
   return join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".local", "share", "heed", "awareness")
 }
 
-/** A shared stdio session's options. */
+/**
+ * A shared stdio session's options.
+ *
+ * @category models
+ * @since 0.1.0
+ */
 export interface SharedSession {
   readonly dataDir: string
   readonly logLevel?: string | undefined
@@ -26,6 +38,9 @@ export interface SharedSession {
 /**
  * The shared session a command line (without `node` and the script) asks for, or `undefined` when the full program
  * must run it.
+ *
+ * @category decoding
+ * @since 0.1.0
  */
 export const sharedSessionOf = (
   args: ReadonlyArray<string>,
