@@ -295,7 +295,7 @@ describe("one awareness per data folder, many stdio sessions", () => {
           HEED_WATCH_INTERVAL_MS: "0"
         }
         const all = yield* sessions(join(dir, "unused"), 3, env)
-        const [holder, a, b] = all as [Session, Session, Session]
+        const [, a, b] = all as [Session, Session, Session]
         assert.isUndefined(lockOf(join(dir, "unused"))) // no folder is held
         yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
         const updated = b.nextUpdate()
