@@ -16,7 +16,6 @@ import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Scope from "effect/Scope"
 import * as Backend from "./Backend.ts"
-import * as Cli from "./Cli.ts"
 import * as SessionSocket from "./SessionSocket.ts"
 import * as Settings from "./Settings.ts"
 import * as UserError from "./UserError.ts"
@@ -66,13 +65,14 @@ export const start = async (dataDir: string, logLevel?: string): Promise<Running
         dataDir: Option.some(dataDir),
         logLevel: level === undefined ? Option.none() : Option.some(level)
       })
-      yield* Layer.buildWithScope(
-        SessionSocket.layer(settings, dataDir).pipe(
-          Layer.provide(Backend.layer({ _tag: "embedded", dataDir })),
-          Cli.withTelemetry(settings)
-        ),
-        scope
-      ).pipe(
+      const layer = SessionSocket.layer(settings, dataDir).pipe(
+        Layer.provide(Backend.layer({ _tag: "embedded", dataDir }))
+      )
+      // The command line's modules (with telemetry's) load only when telemetry is asked for: a takeover waits on them.
+      const withTelemetry = Option.isSome(settings.otlpEndpoint)
+        ? (yield* Effect.promise(() => import("./Cli.ts"))).withTelemetry(settings)
+        : <A, E, R>(self: Layer.Layer<A, E, R>) => self
+      yield* Layer.buildWithScope(withTelemetry(layer), scope).pipe(
         Effect.provideService(References.MinimumLogLevel, settings.logLevel),
         Effect.provideService(Logger.LogToStderr, true)
       )

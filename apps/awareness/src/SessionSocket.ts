@@ -15,16 +15,15 @@ import { createServer, type Socket } from "node:net"
 import { join } from "node:path"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { AwarenessMcp } from "@heed/mcp"
+import { AwarenessMcp, AwarenessResolver } from "@heed/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
-import type { Backend } from "./Backend.ts"
+import { Backend } from "./Backend.ts"
 import * as LockFile from "./internal/lockFile.ts"
-import * as Server from "./Server.ts"
 import type { Settings } from "./Settings.ts"
 
 /**
@@ -74,6 +73,26 @@ const stdioOf = (socket: Socket): Stdio.Stdio =>
   })
 
 /**
+ * The sessions' resolver, as over stdio: the default owner's awareness, briefing changes from the store's change feed
+ * (so a write through one session notifies the others). It is `Server.resolverLayer` without the HTTP server's
+ * modules, which a session taking over the folder need not load.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const resolverLayer = (settings: Settings): Layer.Layer<AwarenessResolver.AwarenessResolver, never, Backend> =>
+  Layer.effect(
+    AwarenessResolver.AwarenessResolver,
+    Effect.map(Backend, (backend) =>
+      AwarenessResolver.AwarenessResolver.of({
+        changes: backend.changes,
+        watched: backend.watched,
+        current: backend.forOwner(settings.defaultOwner)
+      })
+    )
+  )
+
+/**
  * Serves MCP sessions on `dataDir`'s session socket for the layer's lifetime (the caller holds the data directory's
  * lock). Fails with {@link SessionSocketError} when the path is too long for a socket or cannot be listened on.
  *
@@ -93,7 +112,7 @@ export const layer = (settings: Settings, dataDir: string): Layer.Layer<never, S
       const session = (socket: Socket) =>
         Layer.launch(
           AwarenessMcp.layerStdio({ pollInterval: settings.watchIntervalMs }).pipe(
-            Layer.provide([Server.resolverLayer(settings), Layer.succeed(Stdio.Stdio, stdioOf(socket))])
+            Layer.provide([resolverLayer(settings), Layer.succeed(Stdio.Stdio, stdioOf(socket))])
           )
         ).pipe(Effect.catchCause((cause) => Effect.logWarning("heed: a session on the socket failed", cause)))
       const sockets = new Set<Socket>()

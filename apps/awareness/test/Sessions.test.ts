@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { connectHttp, ok, postgresReachable } from "./harness.ts"
-import { call, lockOf, lockSatisfies, openSession, rssMb, type Session, spawnCli } from "./sessions.ts"
+import { call, lockOf, lockSatisfies, openSession, requestTimeout, rssMb, type Session, spawnCli } from "./sessions.ts"
 
 const briefingUri = "awareness://briefing"
 const databaseUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -80,7 +80,7 @@ describe("one awareness per data folder, many stdio sessions", () => {
           assert.isBelow(rssMb(session.pid), rssMb(holder.pid) / 2, `session ${session.pid} vs holder ${holder.pid}`)
         }
 
-        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
+        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }, { timeout: requestTimeout }))
         const updated = b.nextUpdate()
         yield* Effect.promise(() =>
           call(a, "report_alert", {
@@ -109,7 +109,7 @@ describe("one awareness per data folder, many stdio sessions", () => {
         const [holder, ...attached] = yield* sessions(dataDir, 4, { HEED_WATCH_INTERVAL_MS: "0" })
         assert.strictEqual(lockOf(dataDir).pid, holder!.pid)
         const [b, c, d] = attached as [Session, Session, Session]
-        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
+        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }, { timeout: requestTimeout }))
         const acknowledged: Array<string> = []
         for (const [name, session] of [
           ["b", b],
@@ -240,7 +240,7 @@ describe("one awareness per data folder, many stdio sessions", () => {
         assert.strictEqual(lockOf(dataDir).pid, server.child.pid)
         assert.strictEqual(lockOf(dataDir).url, `http://127.0.0.1:${port}/mcp`)
         const [a, b, c] = stdio as [Session, Session, Session]
-        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
+        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }, { timeout: requestTimeout }))
 
         // A write over HTTP reaches the stdio sessions, and one over stdio reaches HTTP clients.
         const updated = b.nextUpdate()
@@ -297,7 +297,7 @@ describe("one awareness per data folder, many stdio sessions", () => {
         const all = yield* sessions(join(dir, "unused"), 3, env)
         const [, a, b] = all as [Session, Session, Session]
         assert.isUndefined(lockOf(join(dir, "unused"))) // no folder is held
-        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }))
+        yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }, { timeout: requestTimeout }))
         const updated = b.nextUpdate()
         yield* Effect.promise(() => call(a, "report_alert", alert("on-postgres")))
         assert.strictEqual(yield* Effect.promise(() => updated), briefingUri)

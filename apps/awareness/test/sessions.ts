@@ -19,6 +19,9 @@ export const cliArgs = (args: ReadonlyArray<string>): Array<string> => [
   ...args
 ]
 
+/** The SDK's request timeout here: a takeover on a loaded machine may take longer than its default 60 s. */
+export const requestTimeout = 300_000
+
 /** A stdio session: an official SDK client over a spawned `serve --stdio`, and what it was told. */
 export interface Session {
   readonly client: Client
@@ -62,7 +65,8 @@ export const openSession = async (
   const exited = new Promise<number | null>((resolve) => {
     resolveExit = resolve
   })
-  await client.connect(transport)
+  // Five sessions starting at once on a loaded machine may take longer than the SDK's default 60 s to initialise.
+  await client.connect(transport, { timeout: requestTimeout })
   const pid = transport.pid!
   // The SDK does not expose the child process: its exit is observed through the transport closing, and the PID.
   transport.onclose = () => resolveExit(null)
@@ -79,8 +83,7 @@ export const openSession = async (
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON that the tests walk freely
 export const call = async (session: Session, name: string, args: Record<string, unknown> = {}): Promise<any> => {
-  // A takeover on a loaded machine may take longer than the SDK's default 60 s request timeout.
-  const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 })
+  const result = await session.client.callTool({ name, arguments: args }, undefined, { timeout: requestTimeout })
   const content = result.content as Array<{ type: string; text?: string }>
   const body = JSON.parse(content[0]?.text ?? "null")
   if (result.isError === true) throw new Error(`${name}: ${JSON.stringify(body)}`)
