@@ -297,6 +297,8 @@ describe("one awareness per data folder, many stdio sessions", () => {
         const all = yield* sessions(join(dir, "unused"), 3, env)
         const [, a, b] = all as [Session, Session, Session]
         assert.isUndefined(lockOf(join(dir, "unused"))) // no folder is held
+        // As an agent does, B reads its briefing first: its process then watches that owner's briefing.
+        yield* Effect.promise(() => call(b, "get_briefing"))
         yield* Effect.promise(() => b.client.subscribeResource({ uri: briefingUri }, { timeout: requestTimeout }))
         const updated = b.nextUpdate()
         yield* Effect.promise(() => call(a, "report_alert", alert("on-postgres")))
