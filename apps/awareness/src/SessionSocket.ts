@@ -13,6 +13,7 @@
 import { chmodSync, rmSync } from "node:fs"
 import { createServer, type Socket } from "node:net"
 import { join } from "node:path"
+import { PassThrough } from "node:stream"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { AwarenessMcp, AwarenessResolver } from "@heed/mcp"
@@ -63,14 +64,21 @@ export class SessionSocketError extends Schema.TaggedError<SessionSocketError>()
 const socketError = (method: string) => (cause: unknown) =>
   PlatformError.systemError({ _tag: "Unknown", module: "SessionSocket", method, cause })
 
-/** A `Stdio` whose input and output are one socket connection. */
-const stdioOf = (socket: Socket): Stdio.Stdio =>
-  Stdio.make({
+/**
+ * A `Stdio` whose input and output are one socket connection. The input ends when the socket closes, even when the
+ * other side just went away (a killed session), so that a departure is an end of input rather than a read error.
+ */
+const stdioOf = (socket: Socket): Stdio.Stdio => {
+  const input = new PassThrough()
+  socket.pipe(input)
+  socket.on("close", () => input.end())
+  return Stdio.make({
     args: Effect.succeed([]),
     stdout: () => NodeSink.fromWritable({ evaluate: () => socket, onError: socketError("write"), endOnDone: false }),
     stderr: () => Sink.drain,
-    stdin: NodeStream.fromReadable({ evaluate: () => socket, onError: socketError("read"), closeOnDone: false })
+    stdin: NodeStream.fromReadable({ evaluate: () => input, onError: socketError("read"), closeOnDone: false })
   })
+}
 
 /**
  * The sessions' resolver, as over stdio: the default owner's awareness, briefing changes from the store's change feed
