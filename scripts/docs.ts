@@ -1,5 +1,6 @@
-// ./heed docs [--serve] [--port N]: builds the docs site into docs/site/ — pictures generated from the code, then
-// typedoc (API reference, one entry page per package with its README, the guides from docs/guides/) — checks its
+// ./heed docs [--serve] [--port N]: builds the docs site into docs/site/ — pictures generated from the code, a page
+// per app from its README, then typedoc (API reference, one entry page per package with its README, the guides from
+// docs/guides/) — checks its
 // links and that it loads nothing from elsewhere, and reports its size. With --serve it then serves the site.
 import { spawnSync } from "node:child_process"
 import { rmSync } from "node:fs"
@@ -12,10 +13,10 @@ const site = join(root, "docs", "site")
 const pictures = join(root, "docs", "guides", "pictures")
 const args = process.argv.slice(2)
 const portArg = args.indexOf("--port")
-const port = portArg === -1 ? 8430 : Number(args[portArg + 1])
+const port = portArg === -1 ? 8440 : Number(args[portArg + 1])
 const unknown = args.filter((arg, i) => arg !== "--serve" && arg !== "--port" && !(portArg !== -1 && i === portArg + 1))
 if (unknown.length > 0 || !Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error("usage: ./heed docs [--serve] [--port N]   (N: 0-65535, default 8430; 0 picks a free port)")
+  console.error("usage: ./heed docs [--serve] [--port N]   (N: 0-65535, default 8440; 0 picks a free port)")
   process.exit(2)
 }
 
@@ -34,6 +35,9 @@ step("pictures", "the picture's code (docs/pictures/) failed above", process.exe
   "--conditions=@heed/source",
   "docs/pictures/main.ts",
   pictures
+])
+step("app pages", "the app READMEs could not be turned into pages (scripts/docs-apps.ts)", process.execPath, [
+  "scripts/docs-apps.ts"
 ])
 step("typedoc", "fix the warnings above (every export needs JSDoc; guide links must resolve)", "pnpm", [
   "exec",

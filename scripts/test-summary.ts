@@ -26,11 +26,21 @@ export interface VitestReport {
   readonly testResults?: ReadonlyArray<Suite>
 }
 
-/** One tested package: its name, its folder, and its report (undefined when the run crashed before writing one). */
+/** A reason a skipped test printed, as scripts/skip-reporter.ts keeps it in `.reports/skips.json`. */
+export interface SkipReason {
+  readonly file: string
+  readonly reason: string
+}
+
+/**
+ * One tested package: its name, its folder, its report (undefined when the run crashed before writing one), and the
+ * reasons its skipped tests printed.
+ */
 export interface PackageRun {
   readonly name: string
   readonly dir: string
   readonly report: VitestReport | undefined
+  readonly skips?: ReadonlyArray<SkipReason> | undefined
 }
 
 export interface Summary {
@@ -42,6 +52,28 @@ export interface Summary {
   /** Lines for stderr: runs that produced no usable result. */
   readonly problems: ReadonlyArray<string>
 }
+
+const skippedOf = (report: VitestReport): number => (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+
+/** The line printed as soon as one package's tests have finished (before the summary), e.g. on a CI log. */
+export const progressLine = (run: PackageRun, done: number, total: number): string => {
+  if (run.report === undefined) return `test: ${done}/${total} ${run.name}: no report`
+  const skipped = skippedOf(run.report)
+  return (
+    `test: ${done}/${total} ${run.name}: ${run.report.numPassedTests ?? 0} passed, ` +
+    `${run.report.numFailedTests ?? 0} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`
+  )
+}
+
+/** Why each package skipped what it skipped: the printed reasons, or a note that none was printed. */
+const skipLines = (runs: ReadonlyArray<PackageRun>): Array<string> =>
+  runs.flatMap((run) => {
+    const skipped = run.report === undefined ? 0 : skippedOf(run.report)
+    if (skipped === 0) return []
+    const reasons = run.skips ?? []
+    if (reasons.length === 0) return [`  ${run.name}: ${skipped} skipped, and no reason was printed`]
+    return reasons.map(({ file, reason }) => `  ${run.name}${file === "" ? "" : ` ${file}`}: ${reason}`)
+  })
 
 const testSeconds = (suites: ReadonlyArray<Suite>): number =>
   Math.round(suites.reduce((sum, s) => sum + Math.max(0, (s.endTime ?? 0) - (s.startTime ?? 0)), 0) / 1000)
@@ -69,7 +101,7 @@ export const summarize = (runs: ReadonlyArray<PackageRun>, turboStatus: number |
       continue
     }
     const suites = report.testResults ?? []
-    const pending = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+    const pending = skippedOf(report)
     passed += report.numPassedTests ?? 0
     failed += report.numFailedTests ?? 0
     skipped += pending
@@ -89,6 +121,8 @@ export const summarize = (runs: ReadonlyArray<PackageRun>, turboStatus: number |
     problems.push(`turbo exited with status ${turboStatus}; see the output above`)
   }
   const lines = ["", "Test summary by package:", ...blocks.map((block) => `  ${block}`)]
+  const skips = skipLines(runs)
+  if (skips.length > 0) lines.push("", "Skipped, and why:", ...skips)
   if (failures.length > 0) lines.push("", `Failed tests (${failures.length}):`, ...failures.map((f) => `  ✗ ${f}`))
   lines.push(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`)
   return { passed, failed, skipped, lines, problems: problems.map((problem) => `heed: ${problem}`) }

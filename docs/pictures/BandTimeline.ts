@@ -5,7 +5,7 @@ import { palette, renderVegaLite } from "./Chart.ts"
 
 const target = "#dev"
 const minutes = 30
-const tick = AttentionConfig.AttentionConfig.defaults.tick_s
+const tick = AttentionConfig.defaults.tick_s
 
 /** What happens on the target, by second: a mention (direct) or a message from someone else (ambient). */
 export const script: ReadonlyArray<{ readonly at: number; readonly kind: "mention" | "message" }> = [
@@ -23,8 +23,8 @@ export interface Timeline {
 
 /** Runs the script through a tracker and records the band at every tick and every poll it makes. */
 export const simulate = (): Timeline => {
-  const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
-  const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
+  const tracker = Tracker.make(AttentionConfig.defaults)
+  const engagement = Engagement.make(AttentionConfig.defaults)
   tracker.seed(target)
   const bands: Array<Timeline["bands"][number]> = []
   const polls: Array<Timeline["polls"][number]> = []

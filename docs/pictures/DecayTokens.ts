@@ -64,12 +64,12 @@ const expansions = new Map([
 export const contextTokens = (decayThreshold: number): ReadonlyArray<number> => {
   const manifest = Array.from({ length: efforts }, (_, n) => effort(n))
   const logs = Object.fromEntries(manifest.map((entry, n) => [entry.id, effortLog(n)]))
-  const layer = Session.Session.layer({ decay_threshold: decayThreshold }).pipe(
+  const layer = Session.layer({ decay_threshold: decayThreshold }).pipe(
     Layer.provide(
       Layer.mergeAll(
-        SessionStore.SessionStore.layerMemoryWith({ manifest, logs }),
-        Summarizer.Summarizer.layerExtractive,
-        TokenCounter.TokenCounter.layerO200k
+        SessionStore.layerMemoryWith({ manifest, logs }),
+        Summarizer.layerExtractive,
+        TokenCounter.layerO200k
       )
     )
   )

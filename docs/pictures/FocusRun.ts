@@ -40,7 +40,7 @@ export interface Refocus {
 /** Appends the run 32 tokens at a time and records every refocus with the working context's level counts. */
 export const run = (): Promise<ReadonlyArray<Refocus>> =>
   Effect.gen(function* () {
-    const focus = yield* Focus.Focus.make({ dim, budget, strategy: "greedy" })
+    const focus = yield* Focus.make({ dim, budget, strategy: "greedy" })
     const refocuses: Array<Refocus> = []
     for (let t = 0; t < tokens; t += 32) {
       const events = yield* focus.append(embeddings(t, Math.min(tokens, t + 32)))
@@ -49,7 +49,7 @@ export const run = (): Promise<ReadonlyArray<Refocus>> =>
     }
     return refocuses
   }).pipe(
-    Effect.provide(Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool)),
+    Effect.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool)),
     Effect.runPromise
   )
 

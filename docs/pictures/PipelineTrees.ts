@@ -106,7 +106,9 @@ const spec = (values: Array<Row>): vega.Spec => ({
   $schema: "https://vega.github.io/schema/vega/v6.json",
   padding: 8,
   title: { text: "One tree, optimised for three node budgets (label (+N): N children folded away)" },
-  layout: { columns: 4, padding: 16 },
+  // Two columns: the site shows pictures at most about 600 px wide, and four panels side by side (1,090 px) shrank
+  // the labels to about 5 px there.
+  layout: { columns: 2, padding: 16 },
   data: [{ name: "rows", values }],
   scales: [
     { name: "salience", type: "linear", domain: [0, 1], range: { scheme: "blues" }, zero: true },

@@ -6,13 +6,15 @@ import * as BandTimeline from "./BandTimeline.ts"
 import * as DecayTokens from "./DecayTokens.ts"
 import * as FocusRun from "./FocusRun.ts"
 import * as PipelineTrees from "./PipelineTrees.ts"
+import * as ProxyTokens from "./ProxyTokens.ts"
 
 /** File name → the picture's generator. */
 export const pictures: Readonly<Record<string, () => Promise<string>>> = {
   "band-timeline.svg": BandTimeline.svg,
   "decay-tokens.svg": DecayTokens.svg,
   "focus-run.svg": FocusRun.svg,
-  "pipeline-trees.svg": PipelineTrees.svg
+  "pipeline-trees.svg": PipelineTrees.svg,
+  "proxy-tokens.svg": ProxyTokens.svg
 }
 
 const out = process.argv[2]

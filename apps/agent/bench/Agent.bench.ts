@@ -69,9 +69,7 @@ const timedAgent = (server: NgircdServer.NgircdServer, dir: string, runnerMs: Ar
         }
       }))
     ).pipe(Layer.provide(layerCommand(config.runner)))
-    const services = yield* Layer.build(
-      Layer.mergeAll(timed, Awareness.layerNone, TokenCounter.TokenCounter.layerO200k)
-    )
+    const services = yield* Layer.build(Layer.mergeAll(timed, Awareness.layerNone, TokenCounter.layerO200k))
     return yield* Agent.make(config).pipe(Effect.provideContext(services))
   })
 

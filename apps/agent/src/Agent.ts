@@ -57,6 +57,9 @@ export interface AgentShape {
 
 const seconds = Effect.map(Clock.monotonicTimeNanos, (nanos) => Number(nanos) / 1e9)
 
+// Seconds for people and models: a tenth is precise enough, and `0.026251602000002094` reads as noise.
+const tenths = (seconds: number): number => Math.round(seconds * 10) / 10
+
 const view = (
   config: AgentConfig["attention"],
   target: string,
@@ -67,11 +70,14 @@ const view = (
   band: state.band,
   manual_ttl_s: Option.match(state.manualUntil, {
     onNone: () => null,
-    onSome: (until) => (Number.isFinite(until) ? Math.max(0, until - now) : Number.MAX_SAFE_INTEGER)
+    onSome: (until) => (Number.isFinite(until) ? tenths(Math.max(0, until - now)) : Number.MAX_SAFE_INTEGER)
   }),
   pinned: state.pinned,
-  last_poll_ago_s: Option.match(state.lastPollAt, { onNone: () => null, onSome: (at) => Math.max(0, now - at) }),
-  interval_s: AttentionConfig.AttentionConfig.intervalOf(config, state.band)
+  last_poll_ago_s: Option.match(state.lastPollAt, {
+    onNone: () => null,
+    onSome: (at) => tenths(Math.max(0, now - at))
+  }),
+  interval_s: AttentionConfig.intervalOf(config, state.band)
 })
 
 const validTarget = (target: string) => /^[#&+!][^\s,]{1,49}$/.test(target) || /^DM:[^\s,]{1,30}$/.test(target)
@@ -233,8 +239,8 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
     file: `${config.state_dir}/context.json`
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => context.save()))
-  const buffer = MessageBuffer.MessageBuffer.make()
-  const transport = yield* IrcTransport.IrcTransport.make(transportOptions(config))
+  const buffer = MessageBuffer.make()
+  const transport = yield* IrcTransport.make(transportOptions(config))
   yield* Effect.addFinalizer(() => transport.quit(config.quit_message ?? "heed-agent shutting down"))
   const events = yield* transport.subscribe
   const respond = Responder.make({
@@ -272,7 +278,7 @@ export const make = Effect.fnUntraced(function* (config: AgentConfig) {
       }
       return "delivered" as const
     })
-  const scheduler = yield* Scheduler.Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
+  const scheduler = yield* Scheduler.make({ config: config.attention, agent: nick, targets: channels, poll })
   yield* AttentionWiring.make(transport, scheduler)
   yield* routeEvents(events, buffer, server, (mention, stored) =>
     answerMention({ scheduler, buffer, respond, topic }, mention, stored.seq)

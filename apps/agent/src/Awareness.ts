@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as Context from "effect/Context"
@@ -13,6 +14,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+
+// The MCP client names the agent's release (its package.json), as `heed-agent --version` does.
+const agentVersion: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
 
 /**
  * What the agent takes from a briefing that needs attention.
@@ -70,7 +74,7 @@ export const layerMcp = (options: {
       yield* Effect.addFinalizer(() => Effect.promise(async () => client?.close().catch(() => undefined)))
       const connect = Effect.tryPromise(async () => {
         if (client !== undefined) return client
-        const fresh = new Client({ name: "heed-agent", version: "0.1.0" })
+        const fresh = new Client({ name: "heed-agent", version: agentVersion })
         const headers: Record<string, string> =
           options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` }
         await fresh.connect(new StreamableHTTPClientTransport(new URL(options.url), { requestInit: { headers } }))

@@ -5,6 +5,8 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
+import { Band } from "@heed/attention-bands"
 import { TokenCounter } from "@heed/schema"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
@@ -68,7 +70,7 @@ export const runAgent = (config: Config.AgentConfig) =>
       Layer.mergeAll(
         runnerLayer(config).pipe(Layer.provide(lazyControl)),
         config.awareness === undefined ? Awareness.layerNone : Awareness.layerMcp(config.awareness),
-        TokenCounter.TokenCounter.layerO200k
+        TokenCounter.layerO200k
       )
     )
     const agent = yield* Agent.make(config).pipe(Effect.provideContext(services))
@@ -105,8 +107,15 @@ const attention = Command.make(
   "attention",
   {
     target: Argument.String("target").pipe(Argument.withDescription("A channel (#dev) or DM:<nick>")),
-    band: Flag.Literals("band", ["HOT", "WARM", "COOL", "IDLE"] as const).pipe(
-      Flag.withDescription("Set this band (otherwise the current attention is shown)"),
+    // Any case is accepted (`--band cool`); logs and the socket protocol use the upper-case names.
+    band: Flag.String("band").pipe(
+      Flag.filterMap(
+        (raw) => Option.liftPredicate(raw.toUpperCase(), Band.is),
+        (raw) => `--band must be one of ${Band.values.join(", ")} (any case), got "${raw}"`
+      ),
+      Flag.withDescription(
+        "Set this band: HOT, WARM, COOL or IDLE, in any case (otherwise the current attention is shown)"
+      ),
       Flag.optional
     ),
     ttl: Flag.Finite("ttl").pipe(
@@ -167,7 +176,9 @@ export const command = Command.make("heed-agent").pipe(
  * @category constructors
  * @since 0.1.0
  */
-export const main = Command.run(command, { version: "0.1.0" }).pipe(
+export const main = Command.run(command, {
+  version: JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version
+}).pipe(
   // Our own errors get one clear line on stderr and exit status 1, without a stack trace.
   Effect.catchTags({
     ConfigError: (error) => fail(error.message),

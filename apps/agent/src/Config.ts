@@ -142,7 +142,7 @@ export const decode = Effect.fnUntraced(function* (raw: unknown, base: string, s
   const file = yield* decodeFile(raw, { onExcessProperty: "error" }).pipe(
     Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` }))
   )
-  const attention = yield* AttentionConfig.AttentionConfig.decode(file.attention, {
+  const attention = yield* AttentionConfig.decode(file.attention, {
     legacyPollInterval: file.poll_interval
   }).pipe(Effect.mapError((error) => new ConfigError({ message: `${source}: ${error.message}` })))
   const ca = file.server.tls_ca_file

@@ -70,9 +70,14 @@ describe.skipIf(skipIrc)("the heed-agent command line", () => {
           `heed-agent: agent=${NICK} server=127.0.0.1:${server.port} channels=1 runner=command`
         )
 
-        const set = cli("attention", "#dev", "--band", "IDLE", "--ttl", "30", "--config", config)
+        // Bands in any case: `--band idle` is IDLE.
+        const set = cli("attention", "#dev", "--band", "idle", "--ttl", "30", "--config", config)
         assert.strictEqual(set.status, 0, set.stderr)
-        assert.strictEqual(JSON.parse(set.stdout).band, "IDLE")
+        const held = JSON.parse(set.stdout)
+        assert.strictEqual(held.band, "IDLE")
+        // Seconds to a tenth: a 30 s hold read back at once is 30 or just under it, never 29.97312…
+        assert.strictEqual(held.manual_ttl_s, Math.round(held.manual_ttl_s * 10) / 10)
+        assert.isAtLeast(held.manual_ttl_s, 29)
         yield* alice.say("#dev", "@bot hi there")
         yield* alice.waitForMessages((m) => m.from === NICK, 1, "the reply")
         const status = cli("status", "--config", config)
@@ -81,8 +86,14 @@ describe.skipIf(skipIrc)("the heed-agent command line", () => {
         assert.deepStrictEqual([parsed.agent, parsed.connection, parsed.runner], [NICK, "connected", "command"])
         assert.strictEqual(parsed.targets.find((t: { target: string }) => t.target === "#dev").band, "HOT")
         assert.include(agent.output.text, `attention: agent=${NICK} target=#dev band=IDLE\u2192HOT cause=direct`)
+        for (const target of parsed.targets) {
+          if (target.last_poll_ago_s !== null) {
+            assert.strictEqual(target.last_poll_ago_s, Math.round(target.last_poll_ago_s * 10) / 10)
+          }
+        }
         const bad = cli("attention", "#dev", "--band", "LUKEWARM", "--config", config)
         assert.notStrictEqual(bad.status, 0)
+        assert.include(bad.stderr, "--band must be one of HOT, WARM, COOL, IDLE (any case)")
 
         agent.child.kill("SIGTERM")
         const code = yield* Effect.promise(() => agent.exited)

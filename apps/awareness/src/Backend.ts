@@ -172,10 +172,9 @@ export const layer = (kind: StoreKind, options: Awareness.AwarenessOptions = {})
         const scope = yield* Effect.scope
         const perOwner = yield* cachedPerOwner(
           (_owner, scope) =>
-            Layer.buildWithScope(
-              Awareness.Awareness.layerWith(options).pipe(Layer.provide(Store.Store.layerMemory)),
-              scope
-            ).pipe(Effect.map((context) => Context.get(context, Awareness.Awareness))),
+            Layer.buildWithScope(Awareness.layerWith(options).pipe(Layer.provide(Store.layerMemory)), scope).pipe(
+              Effect.map((context) => Context.get(context, Awareness.Awareness))
+            ),
           scope
         )
         return Backend.of({ ...perOwner, description: "in-memory store (nothing is kept)" })
@@ -190,7 +189,7 @@ export const layer = (kind: StoreKind, options: Awareness.AwarenessOptions = {})
       const perOwner = yield* cachedPerOwner(
         (owner, scope) =>
           Layer.buildWithScope(
-            Awareness.Awareness.layerWith(options).pipe(Layer.provide(PostgresStore.layerWith({ owner }))),
+            Awareness.layerWith(options).pipe(Layer.provide(PostgresStore.layerWith({ owner }))),
             scope
           ).pipe(
             Effect.provideContext(database),

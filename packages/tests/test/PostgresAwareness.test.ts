@@ -46,9 +46,7 @@ describe("Awareness on @heed/postgres's layers", () => {
           ["nas"]
         )
       }).pipe(
-        Effect.provide(
-          Awareness.Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerEmbedded({ dataDir: "memory://" })))
-        )
+        Effect.provide(Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerEmbedded({ dataDir: "memory://" }))))
       ),
     60_000
   )
@@ -64,7 +62,7 @@ describe("Awareness on @heed/postgres's layers", () => {
           const briefing = yield* reportAndBrief
           return [briefing, yield* (yield* Store.Store).query({ types: ["alert"] })] as const
         }).pipe(
-          Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerConfig()))),
+          Effect.provide(Awareness.layer.pipe(Layer.provideMerge(PostgresStore.layerConfig()))),
           Effect.provideService(ConfigProvider.ConfigProvider, provider)
         )
         assert.deepStrictEqual([briefing.active_alerts, briefing.sources.nas?.status], [1, "warning"])
@@ -80,7 +78,7 @@ for (const backend of await backends("awareness")) {
       "two Awareness replicas on two connections: a due reminder is marked new in exactly one of 50 concurrent reads and shown in all",
       () => {
         const owner = freshOwner()
-        const awarenessOn = (db: typeof backend.db) => Awareness.Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
+        const awarenessOn = (db: typeof backend.db) => Awareness.layer.pipe(Layer.provide(storeOn(db, owner)))
         return Effect.gen(function* () {
           const first = yield* Effect.provide(
             Effect.map(Awareness.Awareness, (a) => a),
@@ -127,7 +125,7 @@ for (const backend of await backends("awareness")) {
         return Effect.gen(function* () {
           const awareness = yield* Effect.provide(
             Effect.map(Awareness.Awareness, (a) => a),
-            Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
           )
           yield* TestClock.setTime(Date.parse("2026-03-20T12:00:10Z"))
           const { id } = yield* awareness.remind({
@@ -175,7 +173,7 @@ for (const backend of await backends("awareness")) {
           }
           const stats = yield* AwarenessTools.call("get_stats", {})
           assert.strictEqual((stats as { total: number }).total, 0)
-        }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))))
+        }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))))
       },
       60_000
     )
@@ -187,7 +185,7 @@ for (const backend of await backends("awareness")) {
         return Effect.gen(function* () {
           const awareness = yield* Effect.provide(
             Effect.map(Awareness.Awareness, (a) => a),
-            Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+            Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
           )
           const store = yield* Effect.provide(
             Effect.map(Store.Store, (store) => store),
@@ -233,7 +231,7 @@ for (const backend of await backends("awareness")) {
           const awarenessFor = (owner: string) =>
             Effect.provide(
               Effect.map(Awareness.Awareness, (a) => a),
-              Awareness.Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
+              Awareness.layer.pipe(Layer.provide(storeOn(backend.db, owner)))
             )
           const alice = yield* awarenessFor(freshOwner("alice"))
           const bob = yield* awarenessFor(freshOwner("bob"))

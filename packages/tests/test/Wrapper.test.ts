@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { summarize } from "../../../scripts/test-summary.ts"
+import { progressLine, summarize } from "../../../scripts/test-summary.ts"
 import { root } from "../../../scripts/workspace.ts"
 
 const work = mkdtempSync(join(tmpdir(), "heed-wrapper-"))
@@ -111,6 +111,42 @@ describe("summarize (./heed test's closing summary)", () => {
       "6 passed, 1 failed, 1 skipped"
     ])
     assert.deepStrictEqual(summary.problems, [])
+  })
+
+  it("says why each package skipped tests: the printed reasons, or that none was printed", () => {
+    const summary = summarize(
+      [
+        {
+          name: "@heed/gpu",
+          dir: "/repo/gpu",
+          report: { numPassedTests: 5, numPendingTests: 2, testResults: [] },
+          skips: [{ file: "test/Gpu.test.ts", reason: "Skipping the GPU provider tests: no CUDA device" }]
+        },
+        { name: "@heed/quiet", dir: "/repo/quiet", report: { numPassedTests: 1, numPendingTests: 1, testResults: [] } },
+        { name: "@heed/full", dir: "/repo/full", report: { numPassedTests: 3, testResults: [] }, skips: [] }
+      ],
+      0
+    )
+    const at = summary.lines.indexOf("Skipped, and why:")
+    assert.isAbove(at, 0)
+    assert.deepStrictEqual(summary.lines.slice(at + 1, at + 3), [
+      "  @heed/gpu test/Gpu.test.ts: Skipping the GPU provider tests: no CUDA device",
+      "  @heed/quiet: 1 skipped, and no reason was printed"
+    ])
+    assert.strictEqual(summary.lines.at(-1), "9 passed, 0 failed, 3 skipped")
+  })
+
+  it("prints a progress line per finished package, counting finished packages", () => {
+    const run = {
+      name: "@heed/a",
+      dir: "/repo/a",
+      report: { numPassedTests: 7, numFailedTests: 1, numPendingTests: 2 }
+    }
+    assert.strictEqual(progressLine(run, 3, 16), "test: 3/16 @heed/a: 7 passed, 1 failed, 2 skipped")
+    assert.strictEqual(
+      progressLine({ name: "@heed/b", dir: "/repo/b", report: undefined }, 4, 16),
+      "test: 4/16 @heed/b: no report"
+    )
   })
 
   it("counts a package without a report and a suite that failed to load as failures, naming each", () => {

@@ -106,8 +106,8 @@ const tokens = (count: number, dim: number): Float32Array => {
 }
 
 const scope = Effect.runSync(Scope.make())
-const open = (options: Parameters<typeof OnnxLensScorer.OnnxLensScorer.make>[0]): Promise<Shape> =>
-  Effect.runPromise(Scope.provide(OnnxLensScorer.OnnxLensScorer.make(options), scope))
+const open = (options: Parameters<typeof OnnxLensScorer.make>[0]): Promise<Shape> =>
+  Effect.runPromise(Scope.provide(OnnxLensScorer.make(options), scope))
 
 type ScoreFn = (
   entries: Embeddings,
@@ -191,8 +191,8 @@ for (const n of [2048, 8192]) {
   for (const dim of [64, 768]) {
     const wc = context(n)
     const tree = await Effect.runPromise(
-      LodTree.LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, tokens(wc.totalTokens, dim)).pipe(
-        Effect.provide(Gister.Gister.layerMeanPool)
+      LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, tokens(wc.totalTokens, dim)).pipe(
+        Effect.provide(Gister.layerMeanPool)
       )
     )
     const weights = AttentionLens.weights({ dim })
@@ -306,10 +306,7 @@ for (const provider of providers) {
     const timing = await time(async () => {
       const local = Effect.runSync(Scope.make())
       await Effect.runPromise(
-        Scope.provide(
-          OnnxLensScorer.OnnxLensScorer.make({ executionProvider: provider, fallback: false, graph }),
-          local
-        )
+        Scope.provide(OnnxLensScorer.make({ executionProvider: provider, fallback: false, graph }), local)
       )
       await Effect.runPromise(Scope.close(local, Exit.void))
     }, 5)
@@ -333,10 +330,7 @@ for (const provider of providers) {
       const local = Effect.runSync(Scope.make())
       const threads = provider === "cpu" ? 1 : undefined
       const scorer = await Effect.runPromise(
-        Scope.provide(
-          OnnxLensScorer.OnnxLensScorer.make({ executionProvider: provider, fallback: false, threads, graph }),
-          local
-        )
+        Scope.provide(OnnxLensScorer.make({ executionProvider: provider, fallback: false, threads, graph }), local)
       )
       for (const which of ["cold", "warm"] as const) {
         const [started, cpuStarted] = [performance.now(), cpuNow()]

@@ -71,7 +71,15 @@ const gistWith = (session: Session, graph: Graph) =>
     return gists
   })
 
-const make = (options: OnnxOptions = {}): Effect.Effect<OnnxGisterShape, OnnxSessionError | GraphError, Scope.Scope> =>
+/**
+ * Opens a gister in the current scope.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  options: OnnxOptions = {}
+): Effect.Effect<OnnxGisterShape, OnnxSessionError | GraphError, Scope.Scope> =>
   Effect.map(
     start("gist", options, () => meanPoolGist()),
     ({ graph, session }) => ({
@@ -98,16 +106,19 @@ const make = (options: OnnxOptions = {}): Effect.Effect<OnnxGisterShape, OnnxSes
  * const program = Effect.gen(function* () {
  *   const gister = yield* Gister.Gister
  *   return yield* gister.gist({ count: 2, blockSize: 2, dim: 1, data: Float32Array.of(1, 3, 5, 7) })
- * }).pipe(Effect.provide(OnnxGister.OnnxGister.layer({ executionProvider: "cpu" })))
+ * }).pipe(Effect.provide(OnnxGister.layer({ executionProvider: "cpu" })))
  * // Float32Array [2, 6]
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class OnnxGister extends Context.Service<OnnxGister, OnnxGisterShape>()("@heed/gpu/OnnxGister") {
-  /** Opens a gister in the current scope. */
-  static readonly make = make
-  /** A layer providing both `OnnxGister` and the allocator's `Gister`. */
-  static readonly layer = (options: OnnxOptions = {}) => layerAsPort(OnnxGister, Gister.Gister, make(options))
-}
+export class OnnxGister extends Context.Service<OnnxGister, OnnxGisterShape>()("@heed/gpu/OnnxGister") {}
+
+/**
+ * A layer providing both `OnnxGister` and the allocator's `Gister`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: OnnxOptions = {}) => layerAsPort(OnnxGister, Gister.Gister, make(options))

@@ -154,7 +154,13 @@ const batchProblem = (variants: ReadonlyArray<LensInput>, dim: number | undefine
   return undefined
 }
 
-const make = (
+/**
+ * Opens a scorer in the current scope.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
   options: OnnxOptions = {}
 ): Effect.Effect<OnnxLensScorerShape, OnnxSessionError | GraphError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -221,16 +227,20 @@ const make = (
  *   const entries = { rows: 2, dim: 2, data: Float32Array.of(1, 0, 0, 1) }
  *   const tail = { rows: 1, dim: 2, data: Float32Array.of(1, 0) }
  *   return yield* scorer.score(entries, [1, 1], [0, 32], tail)
- * }).pipe(Effect.provide(OnnxLensScorer.OnnxLensScorer.layer({ graph: Graphs.analyticLens({ maxLevel: 2 }) })))
+ * }).pipe(Effect.provide(OnnxLensScorer.layer({ graph: Graphs.analyticLens({ maxLevel: 2 }) })))
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class OnnxLensScorer extends Context.Service<OnnxLensScorer, OnnxLensScorerShape>()("@heed/gpu/OnnxLensScorer") {
-  /** Opens a scorer in the current scope. */
-  static readonly make = make
-  /** A layer providing both `OnnxLensScorer` and the allocator's `LensScorer`. */
-  static readonly layer = (options: OnnxOptions = {}) =>
-    layerAsPort(OnnxLensScorer, LensScorer.LensScorer, make(options))
-}
+export class OnnxLensScorer extends Context.Service<OnnxLensScorer, OnnxLensScorerShape>()(
+  "@heed/gpu/OnnxLensScorer"
+) {}
+
+/**
+ * A layer providing both `OnnxLensScorer` and the allocator's `LensScorer`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: OnnxOptions = {}) => layerAsPort(OnnxLensScorer, LensScorer.LensScorer, make(options))

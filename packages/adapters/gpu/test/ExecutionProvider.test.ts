@@ -48,7 +48,7 @@ describe("execution providers", () => {
     "HEED_EP=cuda without CUDA ends on cpu with a ProviderFailed event and a warning line, and scores",
     () =>
       Effect.gen(function* () {
-        const { result: scorer, lines } = yield* captureLogs(OnnxLensScorer.OnnxLensScorer.make({ threads: 1 }))
+        const { result: scorer, lines } = yield* captureLogs(OnnxLensScorer.make({ threads: 1 }))
         assert.strictEqual(scorer.provider, "cpu")
         assert.strictEqual(scorer.events.length, 2)
         const [failed, selected] = scorer.events
@@ -75,7 +75,7 @@ describe("execution providers", () => {
     "without fallback, a missing CUDA is a typed OnnxSessionError listing the attempt",
     () =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(OnnxGister.OnnxGister.make({ executionProvider: "cuda", fallback: false }))
+        const error = yield* Effect.flip(OnnxGister.make({ executionProvider: "cuda", fallback: false }))
         assert.instanceOf(error, ExecutionProvider.OnnxSessionError)
         assert.deepStrictEqual(
           error.attempts.map((a) => a.provider),
@@ -87,7 +87,7 @@ describe("execution providers", () => {
 
   it.effect("auto reports every failed provider in order, then the one it chose", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "auto", threads: 1 })
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "auto", threads: 1 })
       const order = ["cuda", "webgpu", "cpu"]
       const selected = scorer.events.at(-1)
       assert.instanceOf(selected, ExecutionProvider.ProviderSelected)
@@ -106,7 +106,7 @@ describe("execution providers", () => {
 
   it.effect("the executionProvider option wins over HEED_EP", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
       assert.deepStrictEqual(scorer.events, [
         new ExecutionProvider.ProviderSelected({ provider: "cpu", requested: "cpu" })
       ])
@@ -115,11 +115,11 @@ describe("execution providers", () => {
 
   it.effect("bad settings are typed errors naming the setting", () =>
     Effect.gen(function* () {
-      const threads = yield* Effect.flip(OnnxLensScorer.OnnxLensScorer.make({ threads: 0 }))
+      const threads = yield* Effect.flip(OnnxLensScorer.make({ threads: 0 }))
       assert.include(threads.message, "threads must be an integer >= 1, got 0")
-      const provider = yield* Effect.flip(OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "tpu" as "cpu" }))
+      const provider = yield* Effect.flip(OnnxLensScorer.make({ executionProvider: "tpu" as "cpu" }))
       assert.include(provider.message, 'executionProvider must be one of cuda, webgpu, cpu, auto; got "tpu"')
-      const wrongPort = yield* Effect.flip(OnnxLensScorer.OnnxLensScorer.make({ graph: Graphs.meanPoolGist() }))
+      const wrongPort = yield* Effect.flip(OnnxLensScorer.make({ graph: Graphs.meanPoolGist() }))
       assert.strictEqual(wrongPort._tag, "GraphError")
       assert.include(wrongPort.message, "mean-pool-gist is a gist graph, but the LensScorer needs a lens graph")
     }).pipe(Effect.scoped)
@@ -133,7 +133,7 @@ describe("execution providers", () => {
       assert.deepStrictEqual(scorer.graph.bytes, Graphs.analyticLens({ maxLevel: 2 }).bytes)
     }).pipe(
       Effect.provide(
-        OnnxLensScorer.OnnxLensScorer.layer({ threads: 1 }).pipe(
+        OnnxLensScorer.layer({ threads: 1 }).pipe(
           Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ HEED_EP: "webgpu" })))
         )
       )

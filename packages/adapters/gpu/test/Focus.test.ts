@@ -5,7 +5,7 @@ import { Graphs, OnnxGister, OnnxLensScorer } from "../src/index.ts"
 import { providers } from "./providers.ts"
 import { budget, syntheticRun, tokens } from "./synthetic.ts"
 
-const reference = Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool)
+const reference = Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool)
 
 /** Every field of an event except the statistics of the scores, which float32 reductions move in the 7th digit. */
 const decisions = ({ score_mean, score_std, score_min, score_max, ...rest }: Focus.FocusEvent) => rest
@@ -14,13 +14,13 @@ const scoreStats = (e: Focus.FocusEvent) => [e.score_mean, e.score_std, e.score_
 describe.each(providers)("Focus on OnnxLensScorer + OnnxGister (%s)", (provider) => {
   const ports = (precision: "float32" | "float64") =>
     Layer.merge(
-      OnnxLensScorer.OnnxLensScorer.layer({
+      OnnxLensScorer.layer({
         executionProvider: provider,
         fallback: false,
         threads: 1,
         graph: Graphs.analyticLens({ maxLevel: 2, precision })
       }),
-      OnnxGister.OnnxGister.layer({ executionProvider: provider, fallback: false, threads: 1 })
+      OnnxGister.layer({ executionProvider: provider, fallback: false, threads: 1 })
     )
 
   it.effect(

@@ -12,10 +12,10 @@ describe.skipIf(gpuSkipReason !== undefined)(`GPU provider ${requiredGpu ?? "(no
 
   it.effect("starts on the required provider with no fallback, and gists as the CPU does", () =>
     Effect.gen(function* () {
-      const gister = yield* OnnxGister.OnnxGister.make({ executionProvider: gpu, fallback: false })
+      const gister = yield* OnnxGister.make({ executionProvider: gpu, fallback: false })
       assert.strictEqual(gister.provider, gpu)
       assert.deepStrictEqual(gister.events, [new ExecutionProvider.ProviderSelected({ provider: gpu, requested: gpu })])
-      const cpu = yield* OnnxGister.OnnxGister.make({ executionProvider: "cpu" })
+      const cpu = yield* OnnxGister.make({ executionProvider: "cpu" })
       const blocks = { count: 256, blockSize: 32, dim: 768, data: matrix(256 * 32, 768, 3).data }
       assert.isAtMost(maxAbsDiff(yield* gister.gist(blocks), yield* cpu.gist(blocks)), 1e-5)
     }).pipe(Effect.scoped)
@@ -26,8 +26,8 @@ describe.skipIf(gpuSkipReason !== undefined)(`GPU provider ${requiredGpu ?? "(no
     () =>
       Effect.gen(function* () {
         const graph = Graphs.attentionLens({ dim: 768 })
-        const onGpu = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: gpu, fallback: false, graph })
-        const onCpu = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", graph })
+        const onGpu = yield* OnnxLensScorer.make({ executionProvider: gpu, fallback: false, graph })
+        const onCpu = yield* OnnxLensScorer.make({ executionProvider: "cpu", graph })
         assert.deepStrictEqual(onGpu.graph.bytes, onCpu.graph.bytes)
         const tail = matrix(128, 768, 1)
         const variants = Array.from({ length: 8 }, (_, i) => ({

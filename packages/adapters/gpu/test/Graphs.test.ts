@@ -79,7 +79,7 @@ describe("Graphs", () => {
       const loaded = yield* Graphs.load(file("attention.onnx", Graphs.attentionLens(weights).bytes))
       assert.strictEqual(loaded.kind, "lens")
       assert.strictEqual(loaded.dim, 8)
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({
+      const scorer = yield* OnnxLensScorer.make({
         graph: Graphs.load(loaded.name),
         executionProvider: "cpu"
       })
@@ -137,7 +137,7 @@ describe("Graphs", () => {
 
   it.effect("a model that returns scores outside [-1, 1] is reported, and the session keeps working", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({
+      const scorer = yield* OnnxLensScorer.make({
         graph: Graphs.load(file("scale.onnx", levelsModel(["b", "n", 8], 0.5))),
         executionProvider: "cpu"
       })

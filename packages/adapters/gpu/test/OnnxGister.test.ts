@@ -15,12 +15,12 @@ describe("OnnxGister", () => {
         Float32Array.of(2, 6)
       )
       assert.strictEqual((yield* OnnxGister.OnnxGister).provider, "cpu")
-    }).pipe(Effect.provide(OnnxGister.OnnxGister.layer({ executionProvider: "cpu", threads: 1 })))
+    }).pipe(Effect.provide(OnnxGister.layer({ executionProvider: "cpu", threads: 1 })))
   )
 
   it.effect("a block with NaN or ±Infinity is a typed error naming the block; the session stays usable", () =>
     Effect.gen(function* () {
-      const gister = yield* OnnxGister.OnnxGister.make({ executionProvider: "cpu", threads: 1 })
+      const gister = yield* OnnxGister.make({ executionProvider: "cpu", threads: 1 })
       const blocks = { count: 6, blockSize: 4, dim: 8, data: matrix(24, 8, 2).data }
       for (const value of [Number.NaN, Number.POSITIVE_INFINITY]) {
         const data = blocks.data.slice()
@@ -35,7 +35,7 @@ describe("OnnxGister", () => {
 
   it.effect("malformed batches fail before running, naming the problem; an empty batch needs no run", () =>
     Effect.gen(function* () {
-      const gister = yield* OnnxGister.OnnxGister.make({
+      const gister = yield* OnnxGister.make({
         executionProvider: "cpu",
         graph: Graphs.meanPoolGist({ dim: 8 })
       })

@@ -23,7 +23,7 @@ const graphs = [
 describe("OnnxLensScorer", () => {
   it.effect("scoreBatch scores 8 variants of different lengths in one run, each as if scored alone", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
       const variants = [1, 31, 32, 33, 257, 100, 0, 64].map((rows, i) => variant(rows, i + 1))
       const batch = yield* scorer.scoreBatch(variants)
       assert.deepStrictEqual(
@@ -45,7 +45,7 @@ describe("OnnxLensScorer", () => {
   for (const [name, graph] of graphs) {
     it.effect(`NaN and ±Infinity embeddings are typed errors naming the row; the ${name} session stays usable`, () =>
       Effect.gen(function* () {
-        const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1, graph })
+        const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1, graph })
         const good = variant(40, 7)
         const before = yield* scorer.score(good.entries, good.levels, good.positions, good.tail)
         for (const [where, row, value] of [
@@ -80,7 +80,7 @@ describe("OnnxLensScorer", () => {
 
   it.effect("mismatched shapes and non-finite levels or positions fail before running, naming the field", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
       const v = variant(4, 3)
       const cases: ReadonlyArray<readonly [OnnxLensScorer.LensInput, string]> = [
         [{ ...v, levels: [1, 1] }, "expected 4 levels and positions, got 2 and 4"],
@@ -113,9 +113,7 @@ describe("OnnxLensScorer", () => {
   it.effect("the session is a scoped resource: closed with its scope, after which scoring is a typed error", () =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 }).pipe(
-        Scope.provide(scope)
-      )
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 }).pipe(Scope.provide(scope))
       const v = variant(3, 1)
       assert.isAtMost(maxAbsDiff(yield* scorer.score(v.entries, v.levels, v.positions, v.tail), reference(v)), 1e-6)
       yield* Scope.close(scope, Exit.void)
@@ -127,7 +125,7 @@ describe("OnnxLensScorer", () => {
 
   it.effect("an empty working context scores to an empty array without a run", () =>
     Effect.gen(function* () {
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
+      const scorer = yield* OnnxLensScorer.make({ executionProvider: "cpu", threads: 1 })
       const empty = { rows: 0, dim, data: new Float32Array(0) }
       assert.deepStrictEqual(yield* scorer.score(empty, [], [], matrix(3, dim, 1)), new Float32Array(0))
     }).pipe(Effect.scoped)
@@ -136,7 +134,7 @@ describe("OnnxLensScorer", () => {
   it.effect("the attention head's batched scores equal its single scores within 1e-6", () =>
     Effect.gen(function* () {
       const weights = AttentionLens.weights({ dim })
-      const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({
+      const scorer = yield* OnnxLensScorer.make({
         executionProvider: "cpu",
         threads: 1,
         graph: Graphs.attentionLens(weights)

@@ -40,7 +40,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
     `analytic LensNet (%s) equals analyticScore within ${tolerance} for N in {${Ns}}, K in {${Ks}}, d in {${dims}}`,
     (precision) =>
       Effect.gen(function* () {
-        const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({
+        const scorer = yield* OnnxLensScorer.make({
           ...session,
           graph: Graphs.analyticLens({ maxLevel: 2, precision })
         })
@@ -65,7 +65,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
       () =>
         Effect.gen(function* () {
           const weights = AttentionLens.weights({ dim, seed: dim })
-          const scorer = yield* OnnxLensScorer.OnnxLensScorer.make({ ...session, graph: Graphs.attentionLens(weights) })
+          const scorer = yield* OnnxLensScorer.make({ ...session, graph: Graphs.attentionLens(weights) })
           for (const n of Ns) {
             for (const k of Ks) {
               const { entries, levels, positions, tail } = lensInput(n, k, dim, n * 5 + k + dim)
@@ -85,7 +85,7 @@ describe.each(providers)("parity with the pure-TS references on %s", (provider) 
     `mean-pool GistNet equals meanPool within ${tolerance} over N vectors in blocks of K, for every d`,
     () =>
       Effect.gen(function* () {
-        const gister = yield* OnnxGister.OnnxGister.make({ ...session, graph: Graphs.meanPoolGist() })
+        const gister = yield* OnnxGister.make({ ...session, graph: Graphs.meanPoolGist() })
         for (const dim of dims) {
           for (const n of Ns) {
             for (const k of Ks) {

@@ -30,7 +30,7 @@ export interface Step {
 
 /** Runs the synthetic history through a `Focus` built from the ports in context, recording every step. */
 export const syntheticRun = Effect.gen(function* () {
-  const focus = yield* Focus.Focus.make({ dim, budget, strategy: "greedy" })
+  const focus = yield* Focus.make({ dim, budget, strategy: "greedy" })
   const steps: Array<Step> = []
   for (let t = 0; t < tokens; t += 32) {
     const events = yield* focus.append(synthetic(t, Math.min(tokens, t + 32)))

@@ -18,6 +18,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { version } from "./internal/version.ts"
 import * as RestProblem from "./RestProblem.ts"
 
 /**
@@ -191,7 +192,8 @@ export class RestApi extends HttpApi.make("heed-rest")
   .annotateMerge(
     OpenApi.annotations({
       title: "heed awareness REST API",
-      version: "0.1.0",
+      // The OpenAPI document names the release of the package that defines the API (its package.json).
+      version,
       description:
         "Report status, alerts and reminders to the heed awareness server from a shell, and read its briefing. " +
         "Bodies and replies are the awareness tools' own shapes; errors are RFC 9457 problem details."

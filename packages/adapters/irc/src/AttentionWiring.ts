@@ -81,16 +81,16 @@ export const make = (
  * import { AttentionWiring, IrcTransport } from "@heed/irc"
  * import { Effect, Layer } from "effect"
  *
- * const Live = AttentionWiring.AttentionWiring.layer.pipe(
+ * const Live = AttentionWiring.layer.pipe(
  *   Layer.provideMerge(
- *     Scheduler.Scheduler.layer({
- *       config: AttentionConfig.AttentionConfig.defaults,
+ *     Scheduler.layer({
+ *       config: AttentionConfig.defaults,
  *       agent: "spark-bot",
  *       targets: ["#dev"],
  *       poll: (target) => Effect.log(`poll ${target}`).pipe(Effect.as("empty" as const))
  *     })
  *   ),
- *   Layer.provideMerge(IrcTransport.IrcTransport.layer({ host: "127.0.0.1", nick: "spark-bot", channels: ["#dev"] }))
+ *   Layer.provideMerge(IrcTransport.layer({ host: "127.0.0.1", nick: "spark-bot", channels: ["#dev"] }))
  * )
  * ```
  *
@@ -99,15 +99,17 @@ export const make = (
  */
 export class AttentionWiring extends Context.Service<AttentionWiring, AttentionWiringShape>()(
   "@heed/irc/AttentionWiring"
-) {
-  /** Wires a transport to a scheduler in the current scope. */
-  static readonly make = make
+) {}
 
-  /** The wiring for the layer's lifetime. */
-  static readonly layer: Layer.Layer<AttentionWiring, never, IrcTransport | Scheduler.Scheduler> = Layer.effect(
-    AttentionWiring,
-    Effect.gen(function* () {
-      return yield* make(yield* IrcTransport, yield* Scheduler.Scheduler)
-    })
-  )
-}
+/**
+ * The wiring for the layer's lifetime.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<AttentionWiring, never, IrcTransport | Scheduler.Scheduler> = Layer.effect(
+  AttentionWiring,
+  Effect.gen(function* () {
+    return yield* make(yield* IrcTransport, yield* Scheduler.Scheduler)
+  })
+)

@@ -214,7 +214,7 @@ const options = Effect.fnUntraced(function* (config: IrcTransportConfig) {
   }
 })
 
-const make = Effect.fnUntraced(function* (config: IrcTransportConfig) {
+const build = Effect.fnUntraced(function* (config: IrcTransportConfig) {
   const settings = yield* options(config)
   const events = yield* PubSub.unbounded<IrcEvent>()
   const connection = yield* Effect.acquireRelease(
@@ -301,19 +301,28 @@ const quitWith = (connection: Connection, message: string, timeoutS: number) =>
  * })
  *
  * program.pipe(
- *   Effect.provide(IrcTransport.IrcTransport.layer({ host: "127.0.0.1", port: 6667, nick: "spark-bot", channels: ["#dev"] }))
+ *   Effect.provide(IrcTransport.layer({ host: "127.0.0.1", port: 6667, nick: "spark-bot", channels: ["#dev"] }))
  * )
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class IrcTransport extends Context.Service<IrcTransport, IrcTransportShape>()("@heed/irc/IrcTransport") {
-  /** Connects in the current scope; the scope's end flushes the queue and quits. */
-  static readonly make: (config: IrcTransportConfig) => Effect.Effect<IrcTransportShape, IrcConfigError, Scope.Scope> =
-    make
+export class IrcTransport extends Context.Service<IrcTransport, IrcTransportShape>()("@heed/irc/IrcTransport") {}
 
-  /** A layer holding one connection for its lifetime. */
-  static readonly layer = (config: IrcTransportConfig): Layer.Layer<IrcTransport, IrcConfigError> =>
-    Layer.effect(IrcTransport, make(config))
-}
+/**
+ * Connects in the current scope; the scope's end flushes the queue and quits.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: (config: IrcTransportConfig) => Effect.Effect<IrcTransportShape, IrcConfigError, Scope.Scope> = build
+
+/**
+ * A layer holding one connection for its lifetime.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (config: IrcTransportConfig): Layer.Layer<IrcTransport, IrcConfigError> =>
+  Layer.effect(IrcTransport, make(config))

@@ -200,7 +200,7 @@ class Ring {
   }
 }
 
-const make = (options: MessageBufferOptions = {}): MessageBufferShape => {
+const build = (options: MessageBufferOptions = {}): MessageBufferShape => {
   const capacity = Math.max(1, Math.floor(options.capacity ?? 500))
   const readLimit = Math.max(1, Math.floor(options.readLimit ?? options.read_limit ?? 50))
   const rings = new Map<string, Ring>()
@@ -250,17 +250,27 @@ const make = (options: MessageBufferOptions = {}): MessageBufferShape => {
  *   const buffer = yield* MessageBuffer.MessageBuffer
  *   yield* buffer.append({ target: "#dev", sender: "alice", text: "hi", mention: false, thread: undefined, at: 0 })
  *   const { messages } = yield* buffer.read("#dev") // [alice: hi]; a second read returns nothing new
- * }).pipe(Effect.provide(MessageBuffer.MessageBuffer.layer()))
+ * }).pipe(Effect.provide(MessageBuffer.layer()))
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class MessageBuffer extends Context.Service<MessageBuffer, MessageBufferShape>()("@heed/irc/MessageBuffer") {
-  /** A buffer (plain, synchronous state behind Effects). */
-  static readonly make: (options?: MessageBufferOptions) => MessageBufferShape = make
+export class MessageBuffer extends Context.Service<MessageBuffer, MessageBufferShape>()("@heed/irc/MessageBuffer") {}
 
-  /** A layer with one buffer. */
-  static readonly layer = (options?: MessageBufferOptions): Layer.Layer<MessageBuffer> =>
-    Layer.sync(MessageBuffer, () => make(options))
-}
+/**
+ * A buffer (plain, synchronous state behind Effects).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: (options?: MessageBufferOptions) => MessageBufferShape = build
+
+/**
+ * A layer with one buffer.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options?: MessageBufferOptions): Layer.Layer<MessageBuffer> =>
+  Layer.sync(MessageBuffer, () => make(options))

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { AttentionConfig, Scheduler } from "@heed/attention-bands"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AttentionWiring } from "../src/AttentionWiring.ts"
-import { IrcTransport } from "../src/IrcTransport.ts"
+import * as AttentionWiring from "../src/AttentionWiring.ts"
+import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
 import { eventQueue, is, rawClient, skipIrc, skipTls, waitFor } from "./helpers.ts"
 
@@ -136,8 +136,8 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
   it.live("thread replies carry the prefix, fire outgoing with the thread, and open the thread window", () =>
     Effect.gen(function* () {
       const { alice, events, transport } = yield* setup()
-      const scheduler = yield* Scheduler.Scheduler.make({
-        config: AttentionConfig.AttentionConfig.defaults,
+      const scheduler = yield* Scheduler.make({
+        config: AttentionConfig.defaults,
         agent: NICK,
         targets: ["#dev", "#quiet"],
         poll: () => Effect.succeed("empty" as const)

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { MessageBuffer } from "../src/MessageBuffer.ts"
+import * as MessageBuffer from "../src/MessageBuffer.ts"
 
 const message = (target: string, text: string) => ({
   target,

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import type { AwarenessResolver } from "./AwarenessResolver.ts"
 import * as BriefingNotifier from "./BriefingNotifier.ts"
 import { instructions } from "./Instructions.ts"
+import { version } from "./internal/version.ts"
 import * as Prompts from "./Prompts.ts"
 import * as Resources from "./Resources.ts"
 import * as Tools from "./Tools.ts"
@@ -34,12 +35,13 @@ export const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpP
 export const serverName = "heed-awareness"
 
 /**
- * The server version reported in `initialize`.
+ * The server version reported in `initialize`: this package's version (its `package.json`'s), so `serverInfo` always
+ * names the release it ships in.
  *
  * @category constants
  * @since 0.1.0
  */
-export const serverVersion = "0.1.0"
+export const serverVersion: string = version
 
 /**
  * Options of the registrations.

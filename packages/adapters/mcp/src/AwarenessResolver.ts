@@ -2,7 +2,7 @@
  * How the MCP layers find the `Awareness` service for the request at hand. A single-owner server resolves to one
  * service; the awareness app resolves the owner from the request's bearer token and keeps one service per owner.
  *
- * @since 0.1.0
+ *
  */
 import { Awareness } from "@heed/collator"
 import * as Context from "effect/Context"
@@ -15,7 +15,7 @@ import type * as ToolError from "./ToolError.ts"
  * The awareness service the MCP layers call: @heed/collator's typed `Awareness` service.
  *
  * @category models
- * @since 0.1.0
+ *
  */
 export type AwarenessApi = Awareness.AwarenessShape
 
@@ -23,7 +23,7 @@ export type AwarenessApi = Awareness.AwarenessShape
  * The resolver service.
  *
  * @category services
- * @since 0.1.0
+ *
  */
 export class AwarenessResolver extends Context.Service<
   AwarenessResolver,
@@ -42,24 +42,26 @@ export class AwarenessResolver extends Context.Service<
      */
     readonly audienceOf?: ((awareness: AwarenessApi) => string | undefined) | undefined
   }
->()("@heed/mcp/AwarenessResolver") {
-  /**
-   * Resolves every request to one awareness service.
-   *
-   * @since 0.1.0
-   */
-  static readonly single = (awareness: AwarenessApi, changes?: Stream.Stream<void>): Layer.Layer<AwarenessResolver> =>
-    Layer.succeed(
-      AwarenessResolver,
-      AwarenessResolver.of({ current: Effect.succeed(awareness), watched: Effect.succeed([awareness]), changes })
-    )
+>()("@heed/mcp/AwarenessResolver") {}
 
-  /**
-   * Resolves every request to the `Awareness` service in context (one owner).
-   *
-   * @since 0.1.0
-   */
-  static readonly layer: Layer.Layer<AwarenessResolver, never, Awareness.Awareness> = Layer.unwrap(
-    Effect.map(Awareness.Awareness, (awareness) => AwarenessResolver.single(awareness))
+/**
+ * Resolves every request to one awareness service.
+ *
+ * @category layers
+ *
+ */
+export const single = (awareness: AwarenessApi, changes?: Stream.Stream<void>): Layer.Layer<AwarenessResolver> =>
+  Layer.succeed(
+    AwarenessResolver,
+    AwarenessResolver.of({ current: Effect.succeed(awareness), watched: Effect.succeed([awareness]), changes })
   )
-}
+
+/**
+ * Resolves every request to the `Awareness` service in context (one owner).
+ *
+ * @category layers
+ *
+ */
+export const layer: Layer.Layer<AwarenessResolver, never, Awareness.Awareness> = Layer.unwrap(
+  Effect.map(Awareness.Awareness, (awareness) => single(awareness))
+)

@@ -13,10 +13,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import { AwarenessMcp, AwarenessResolver } from "../src/index.ts"
 
-const services = Layer.provide(
-  AwarenessResolver.AwarenessResolver.layer,
-  Awareness.Awareness.layer.pipe(Layer.provide(Store.Store.layerMemory))
-)
+const services = Layer.provide(AwarenessResolver.layer, Awareness.layer.pipe(Layer.provide(Store.layerMemory)))
 
 const deep = (depth: number) => `${"[".repeat(depth)}"bottom"${"]".repeat(depth)}`
 

@@ -18,10 +18,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 
-const services = Layer.provide(
-  AwarenessResolver.AwarenessResolver.layer,
-  Awareness.Awareness.layer.pipe(Layer.provide(Store.Store.layerMemory))
-)
+const services = Layer.provide(AwarenessResolver.layer, Awareness.layer.pipe(Layer.provide(Store.layerMemory)))
 
 const memoryClient = McpTest.makeClient(
   AwarenessMcp.registrations({ notificationDebounce: 0, pollInterval: 0 }).pipe(Layer.provide(services)),

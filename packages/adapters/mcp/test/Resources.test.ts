@@ -220,9 +220,7 @@ describe("Briefing subscription", () => {
           peekBriefing: Effect.andThen(hook, real.peekBriefing)
         }
       }
-      const resolver = Layer.unwrap(
-        Effect.map(Awareness.Awareness, (real) => AwarenessResolver.AwarenessResolver.single(hooked(real)))
-      )
+      const resolver = Layer.unwrap(Effect.map(Awareness.Awareness, (real) => AwarenessResolver.single(hooked(real))))
       const client = yield* makeClient({ resolver })
       yield* client.subscribe({ uri: "awareness://briefing" })
       armed = true

@@ -276,9 +276,9 @@ describe("Reuse", () => {
       const subset = Layer.effectDiscard(Tools.register(["get_briefing", "report_alert"]))
       const client = yield* McpTest.makeClient(
         Layer.mergeAll(subset, own).pipe(
-          Layer.provide(AwarenessResolver.AwarenessResolver.layer),
-          Layer.provide(Awareness.Awareness.layer),
-          Layer.provide(Store.Store.layerMemory)
+          Layer.provide(AwarenessResolver.layer),
+          Layer.provide(Awareness.layer),
+          Layer.provide(Store.layerMemory)
         ),
         { protocols: AwarenessMcp.protocols }
       )

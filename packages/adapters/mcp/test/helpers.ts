@@ -22,9 +22,9 @@ export const makeClient = (
       notificationDebounce: options.debounce ?? 0,
       pollInterval: options.pollInterval ?? 0
     }).pipe(
-      Layer.provide(options.resolver ?? AwarenessResolver.AwarenessResolver.layer),
-      Layer.provide(Awareness.Awareness.layer),
-      Layer.provide(Store.Store.layerMemory)
+      Layer.provide(options.resolver ?? AwarenessResolver.layer),
+      Layer.provide(Awareness.layer),
+      Layer.provide(Store.layerMemory)
     ),
     {
       protocols: AwarenessMcp.protocols,

@@ -115,7 +115,7 @@ const seedBriefing = (db: Context.Context<Db>) =>
 
 /** The awareness service on a seeded store, as the server runs it (`Awareness.layer`, its briefing cache included). */
 const awarenessOn = (store: Store.Store["Service"]) =>
-  Effect.map(Layer.build(Awareness.Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, store)))), (context) =>
+  Effect.map(Layer.build(Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, store)))), (context) =>
     Context.get(context, Awareness.Awareness)
   )
 

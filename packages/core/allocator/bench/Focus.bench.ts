@@ -38,8 +38,8 @@ const fixtures = await Promise.all(
   [2048, 8192].map(async (n) => {
     const wc = mixedContext(n)
     const tree = await Effect.runPromise(
-      LodTree.LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, synthetic(0, wc.totalTokens)).pipe(
-        Effect.provide(Gister.Gister.layerMeanPool)
+      LodTree.fromEmbeddings({ blockSize: 32, maxLevel: 2, dim }, synthetic(0, wc.totalTokens)).pipe(
+        Effect.provide(Gister.layerMeanPool)
       )
     )
     return { n, wc, tree }
@@ -56,11 +56,11 @@ await Bench.run(
   { timeMs: 500 }
 )
 
-const ports = Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool)
+const ports = Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool)
 
 const syntheticRun = (strategy: "greedy" | "optimal", budget: number, tokens: number) =>
   Effect.gen(function* () {
-    const focus = yield* Focus.Focus.make({ dim, budget, strategy })
+    const focus = yield* Focus.make({ dim, budget, strategy })
     const events: Array<Focus.FocusEvent> = []
     const started = performance.now()
     for (let t = 0; t < tokens; t += 32) events.push(...(yield* focus.append(synthetic(t, Math.min(tokens, t + 32)))))

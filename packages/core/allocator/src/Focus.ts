@@ -18,7 +18,8 @@ import { Gister, type GisterError } from "./Gister.ts"
 import { flattenEmbeddings } from "./internal/core.ts"
 import * as Refocus from "./internal/refocus.ts"
 import { LensScorer, type LensScorerError } from "./LensScorer.ts"
-import { LodTree, type LodTreeError, type TokenEmbeddings } from "./LodTree.ts"
+import type { LodTreeError, TokenEmbeddings } from "./LodTree.ts"
+import * as LodTree from "./LodTree.ts"
 import * as WorkingContext from "./WorkingContext.ts"
 
 /**
@@ -191,7 +192,7 @@ export interface FocusShape {
   /** The options in force, defaults applied. */
   readonly options: ResolvedFocusOptions
   /** The LOD tree (read it; do not append to it directly). */
-  readonly tree: LodTree
+  readonly tree: LodTree.LodTree
   /**
    * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token), refocusing at every
    * `refocusEvery` boundary.
@@ -207,7 +208,13 @@ export interface FocusShape {
   readonly events: Effect.Effect<ReadonlyArray<FocusEvent>>
 }
 
-const metrics = {
+/**
+ * The loop's Effect metrics: gauges `swap_rate`, `utilization`, `residency_mean`, `residency_p95`, `budget_compliance`, `focus_coherence` (named as the upstream telemetry; updated at each refocus) and counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`, `focus_budget_violations_total`.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const metrics = {
   swapRate: Metric.gauge("swap_rate", { description: "Edits per working-context entry at the last refocus" }),
   utilization: Metric.gauge("utilization", { description: "Working-context entries / budget" }),
   residencyMean: Metric.gauge("residency_mean", { description: "Mean entry age" }),
@@ -329,7 +336,8 @@ const checkBudget = (budget: number, totals: FocusTotals, wc: WorkingContext.Wor
 
 /** Scores every entry of a working context with the scorer, from the tree's entries and its recent tail. */
 const scoreWith =
-  (opts: ResolvedFocusOptions, tree: LodTree, scorer: LensScorer["Service"]) => (wc: WorkingContext.WorkingContext) =>
+  (opts: ResolvedFocusOptions, tree: LodTree.LodTree, scorer: LensScorer["Service"]) =>
+  (wc: WorkingContext.WorkingContext) =>
     Effect.gen(function* () {
       const entries = yield* tree.gather(wc.entries)
       const n = wc.entries.length
@@ -396,7 +404,7 @@ const refocusOnce = <E>(opts: ResolvedFocusOptions, score: Refocus.Score<E>, sta
 /** Appends `count` tokens to the tree and the working context; every entry ages by `count`. */
 const appendChunk = (
   opts: ResolvedFocusOptions,
-  tree: LodTree,
+  tree: LodTree.LodTree,
   state: Ref.Ref<State>,
   chunk: Float32Array,
   count: number
@@ -417,7 +425,13 @@ const appendChunk = (
     yield* Ref.set(state, { ...before, wc, ages, totals, sinceRefocus: before.sinceRefocus + count })
   })
 
-const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
+/**
+ * Builds a loop over an empty history, using the {@link LensScorer} and {@link Gister} in context.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError, LensScorer | Gister> =>
   Effect.gen(function* () {
     const opts = yield* resolveOptions(options)
     const scorer = yield* LensScorer
@@ -491,8 +505,8 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
  * import { Focus, Gister, LensScorer } from "@heed/allocator"
  * import { Effect, Layer } from "effect"
  *
- * const FocusLive = Focus.Focus.layer({ dim: 64, budget: 2048 }).pipe(
- *   Layer.provide(Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool))
+ * const FocusLive = Focus.layer({ dim: 64, budget: 2048 }).pipe(
+ *   Layer.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool))
  * )
  * const program = Effect.gen(function*() {
  *   const focus = yield* Focus.Focus
@@ -504,17 +518,13 @@ const make = (options: FocusOptions): Effect.Effect<FocusShape, FocusConfigError
  * @category services
  * @since 0.1.0
  */
-export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator/Focus") {
-  /** Builds a loop over an empty history, using the {@link LensScorer} and {@link Gister} in context. */
-  static readonly make = make
-  /** A layer for the given options. */
-  static readonly layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
-    Layer.effect(Focus, make(options))
-  /**
-   * The loop's Effect metrics: gauges `swap_rate`, `utilization`, `residency_mean`, `residency_p95`,
-   * `budget_compliance`, `focus_coherence` (named as the upstream telemetry; updated at each refocus) and
-   * counters `focus_refocus_total`, `focus_expand_total`, `focus_collapse_total`,
-   * `focus_budget_violations_total`.
-   */
-  static readonly metrics = metrics
-}
+export class Focus extends Context.Service<Focus, FocusShape>()("@heed/allocator/Focus") {}
+
+/**
+ * A layer for the given options.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: FocusOptions): Layer.Layer<Focus, FocusConfigError, LensScorer | Gister> =>
+  Layer.effect(Focus, make(options))

@@ -85,17 +85,22 @@ const checkShape = (blocks: GistBlocks): string | undefined => {
  * @category services
  * @since 0.1.0
  */
-export class Gister extends Context.Service<Gister, GisterShape>()("@heed/allocator/Gister") {
-  /** The mean-pool reference gister. */
-  static readonly layerMeanPool: Layer.Layer<Gister> = Layer.succeed(
-    Gister,
-    Gister.of({
-      gist: (blocks) => {
-        const problem = checkShape(blocks)
-        return problem === undefined
-          ? Effect.succeed(meanPool(blocks))
-          : Effect.fail(new GisterError({ message: `cannot gist: ${problem}` }))
-      }
-    })
-  )
-}
+export class Gister extends Context.Service<Gister, GisterShape>()("@heed/allocator/Gister") {}
+
+/**
+ * The mean-pool reference gister.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMeanPool: Layer.Layer<Gister> = Layer.succeed(
+  Gister,
+  Gister.of({
+    gist: (blocks) => {
+      const problem = checkShape(blocks)
+      return problem === undefined
+        ? Effect.succeed(meanPool(blocks))
+        : Effect.fail(new GisterError({ message: `cannot gist: ${problem}` }))
+    }
+  })
+)

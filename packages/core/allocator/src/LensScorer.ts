@@ -139,18 +139,23 @@ const checkShapes = (
  * @category services
  * @since 0.1.0
  */
-export class LensScorer extends Context.Service<LensScorer, LensScorerShape>()("@heed/allocator/LensScorer") {
-  /** The analytic reference scorer (default options: `{ maxLevel: 2 }`). */
-  static readonly layerAnalytic = (options: AnalyticOptions = { maxLevel: 2 }): Layer.Layer<LensScorer> =>
-    Layer.succeed(
-      LensScorer,
-      LensScorer.of({
-        score: (entries, levels, positions, tail) => {
-          const problem = checkShapes(entries, levels, positions, tail)
-          return problem === undefined
-            ? Effect.succeed(analyticScore(entries, levels, positions, tail, options))
-            : Effect.fail(new LensScorerError({ message: `cannot score: ${problem}` }))
-        }
-      })
-    )
-}
+export class LensScorer extends Context.Service<LensScorer, LensScorerShape>()("@heed/allocator/LensScorer") {}
+
+/**
+ * The analytic reference scorer (default options: `{ maxLevel: 2 }`).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerAnalytic = (options: AnalyticOptions = { maxLevel: 2 }): Layer.Layer<LensScorer> =>
+  Layer.succeed(
+    LensScorer,
+    LensScorer.of({
+      score: (entries, levels, positions, tail) => {
+        const problem = checkShapes(entries, levels, positions, tail)
+        return problem === undefined
+          ? Effect.succeed(analyticScore(entries, levels, positions, tail, options))
+          : Effect.fail(new LensScorerError({ message: `cannot score: ${problem}` }))
+      }
+    })
+  )

@@ -23,7 +23,7 @@ export interface TreeShape {
 }
 
 /**
- * Options for {@link LodTree.make}: the tree shape plus the embedding width `dim`.
+ * Options for {@link make}: the tree shape plus the embedding width `dim`.
  *
  * @category models
  * @since 0.1.0
@@ -77,7 +77,7 @@ const ensureCapacity = (level: Level, floats: number): void => {
 
 /**
  * The multi-level tree over token embeddings (`Float32Array`s). Node `i` of level `L` covers tokens
- * `[i · blockSize^L, (i + 1) · blockSize^L)`. The tree is an append-only mutable store: {@link LodTree.append}
+ * `[i · blockSize^L, (i + 1) · blockSize^L)`. The tree is an append-only mutable store: {@link append}
  * gists every newly completed block through the {@link Gister} port and commits all levels at once, so a
  * failing gister leaves the tree unchanged.
  *
@@ -91,100 +91,15 @@ export class LodTree {
   readonly maxLevel: number
   /** Embedding width. */
   readonly dim: number
-  private readonly levels: Array<Level>
+  /** @internal The levels' data; built by {@link make} and grown by {@link append}. */
+  readonly levels: Array<Level>
 
-  private constructor(options: LodTreeOptions) {
+  /** @internal Use {@link make}. */
+  constructor(options: LodTreeOptions) {
     this.blockSize = options.blockSize
     this.maxLevel = options.maxLevel
     this.dim = options.dim
     this.levels = Array.from({ length: options.maxLevel + 1 }, () => ({ data: new Float32Array(0), count: 0 }))
-  }
-
-  /**
-   * Node count per level for a history of `totalTokens` tokens: level 0 has `totalTokens`, level L has
-   * `floor(count(L-1) / blockSize)` (partial blocks get no gist). 100,000 tokens at K = 32 give 3,125 LOD1
-   * and 97 LOD2 nodes.
-   */
-  static shape(totalTokens: number, shape: TreeShape): ReadonlyArray<number> {
-    const counts = [Number.isFinite(totalTokens) ? Math.max(0, Math.floor(totalTokens)) : 0]
-    for (let level = 1; level <= shape.maxLevel; level++) {
-      counts.push(Math.floor(counts[level - 1]! / shape.blockSize))
-    }
-    return counts
-  }
-
-  /** An empty tree, failing with a {@link LodTreeError} on bad options. */
-  static make(options: LodTreeOptions): Effect.Effect<LodTree, LodTreeError> {
-    const problem = validateOptions(options)
-    return problem === undefined
-      ? Effect.succeed(new LodTree(options))
-      : Effect.fail(new LodTreeError({ message: `invalid tree options: ${problem}` }))
-  }
-
-  /**
-   * A tree over `embeddings` (`n · dim` floats, or one `dim`-float row per token), gisted with the
-   * {@link Gister} in context.
-   */
-  static fromEmbeddings(
-    options: LodTreeOptions,
-    embeddings: TokenEmbeddings
-  ): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
-    return Effect.flatMap(LodTree.make(options), (tree) => LodTree.append(tree, embeddings))
-  }
-
-  /**
-   * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token) and gists every block
-   * they complete, level by level, with the {@link Gister} in context (one batch per level). All or
-   * nothing: on any failure the tree is unchanged. Returns the same (mutated) tree.
-   */
-  static append(tree: LodTree, input: TokenEmbeddings): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
-    return Effect.gen(function* () {
-      const dim = tree.dim
-      const embeddings = flattenEmbeddings(input, dim)
-      if (embeddings === undefined) {
-        return yield* new LodTreeError({
-          message: `embeddings must be a Float32Array whose length is a multiple of dim ${dim}, or an array of Float32Arrays of dim ${dim} floats each`
-        })
-      }
-      for (let i = 0; i < embeddings.length; i++) {
-        if (!Number.isFinite(embeddings[i]!)) {
-          return yield* new LodTreeError({ message: `embedding value ${i} is not finite (${embeddings[i]})` })
-        }
-      }
-      const added = embeddings.length / dim
-      if (added === 0) return tree
-      const K = tree.blockSize
-      // Stage everything past the committed counts; commit only when every level succeeded.
-      const newCounts = tree.levels.map((level) => level.count)
-      const level0 = tree.levels[0]!
-      ensureCapacity(level0, (level0.count + added) * dim)
-      level0.data.set(embeddings, level0.count * dim)
-      newCounts[0] = level0.count + added
-      const gister = yield* Gister
-      for (let L = 1; L <= tree.maxLevel; L++) {
-        const below = tree.levels[L - 1]!
-        const level = tree.levels[L]!
-        const target = Math.floor(newCounts[L - 1]! / K)
-        const fresh = target - level.count
-        if (fresh <= 0) {
-          newCounts[L] = level.count
-          continue
-        }
-        const from = level.count * K * dim
-        const blocks = below.data.slice(from, from + fresh * K * dim)
-        const gists = yield* gister.gist({ count: fresh, blockSize: K, dim, data: blocks })
-        if (gists.length !== fresh * dim) {
-          return yield* new LodTreeError({
-            message: `the gister returned ${gists.length} floats for ${fresh} blocks of dim ${dim}`
-          })
-        }
-        ensureCapacity(level, target * dim)
-        level.data.set(gists, level.count * dim)
-        newCounts[L] = target
-      }
-      for (let L = 0; L <= tree.maxLevel; L++) tree.levels[L]!.count = newCounts[L]!
-      return tree
-    })
   }
 
   /** Tokens in the tree. */
@@ -256,4 +171,108 @@ export class LodTree {
     }
     return Effect.succeed({ rows: entries.length, dim, data })
   }
+}
+
+/**
+ * Node count per level for a history of `totalTokens` tokens: level 0 has `totalTokens`, level L has
+ * `floor(count(L-1) / blockSize)` (partial blocks get no gist). 100,000 tokens at K = 32 give 3,125 LOD1
+ * and 97 LOD2 nodes.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export function shape(totalTokens: number, shape: TreeShape): ReadonlyArray<number> {
+  const counts = [Number.isFinite(totalTokens) ? Math.max(0, Math.floor(totalTokens)) : 0]
+  for (let level = 1; level <= shape.maxLevel; level++) {
+    counts.push(Math.floor(counts[level - 1]! / shape.blockSize))
+  }
+  return counts
+}
+
+/**
+ * An empty tree, failing with a {@link LodTreeError} on bad options.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export function make(options: LodTreeOptions): Effect.Effect<LodTree, LodTreeError> {
+  const problem = validateOptions(options)
+  return problem === undefined
+    ? Effect.succeed(new LodTree(options))
+    : Effect.fail(new LodTreeError({ message: `invalid tree options: ${problem}` }))
+}
+
+/**
+ * A tree over `embeddings` (`n · dim` floats, or one `dim`-float row per token), gisted with the
+ * {@link Gister} in context.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export function fromEmbeddings(
+  options: LodTreeOptions,
+  embeddings: TokenEmbeddings
+): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
+  return Effect.flatMap(make(options), (tree) => append(tree, embeddings))
+}
+
+/**
+ * Appends token embeddings (`n · dim` floats, or one `dim`-float row per token) and gists every block
+ * they complete, level by level, with the {@link Gister} in context (one batch per level). All or
+ * nothing: on any failure the tree is unchanged. Returns the same (mutated) tree.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export function append(
+  tree: LodTree,
+  input: TokenEmbeddings
+): Effect.Effect<LodTree, LodTreeError | GisterError, Gister> {
+  return Effect.gen(function* () {
+    const dim = tree.dim
+    const embeddings = flattenEmbeddings(input, dim)
+    if (embeddings === undefined) {
+      return yield* new LodTreeError({
+        message: `embeddings must be a Float32Array whose length is a multiple of dim ${dim}, or an array of Float32Arrays of dim ${dim} floats each`
+      })
+    }
+    for (let i = 0; i < embeddings.length; i++) {
+      if (!Number.isFinite(embeddings[i]!)) {
+        return yield* new LodTreeError({ message: `embedding value ${i} is not finite (${embeddings[i]})` })
+      }
+    }
+    const added = embeddings.length / dim
+    if (added === 0) return tree
+    const K = tree.blockSize
+    // Stage everything past the committed counts; commit only when every level succeeded.
+    const newCounts = tree.levels.map((level) => level.count)
+    const level0 = tree.levels[0]!
+    ensureCapacity(level0, (level0.count + added) * dim)
+    level0.data.set(embeddings, level0.count * dim)
+    newCounts[0] = level0.count + added
+    const gister = yield* Gister
+    for (let L = 1; L <= tree.maxLevel; L++) {
+      const below = tree.levels[L - 1]!
+      const level = tree.levels[L]!
+      const target = Math.floor(newCounts[L - 1]! / K)
+      const fresh = target - level.count
+      if (fresh <= 0) {
+        newCounts[L] = level.count
+        continue
+      }
+      const from = level.count * K * dim
+      const blocks = below.data.slice(from, from + fresh * K * dim)
+      const gists = yield* gister.gist({ count: fresh, blockSize: K, dim, data: blocks })
+      if (gists.length !== fresh * dim) {
+        return yield* new LodTreeError({
+          message: `the gister returned ${gists.length} floats for ${fresh} blocks of dim ${dim}`
+        })
+      }
+      ensureCapacity(level, target * dim)
+      level.data.set(gists, level.count * dim)
+      newCounts[L] = target
+    }
+    for (let L = 0; L <= tree.maxLevel; L++) tree.levels[L]!.count = newCounts[L]!
+    return tree
+  })
 }

@@ -242,7 +242,7 @@ describe("Allocator (heed regressions)", () => {
   })
 
   it("docs scenario: 100k tokens give 3,125 LOD1 and 97 LOD2 nodes; 2 expands + 2 collapses net 0", () => {
-    assert.deepStrictEqual(LodTree.LodTree.shape(100_000, { blockSize: 32, maxLevel: 2 }), [100_000, 3125, 97])
+    assert.deepStrictEqual(LodTree.shape(100_000, { blockSize: 32, maxLevel: 2 }), [100_000, 3125, 97])
     const head = Array.from({ length: 128 }, (_, i) => ({ level: 1, start: i * 32 }))
     const tail = Array.from({ length: 128 }, (_, i) => ({ level: 0, start: 4096 + i }))
     const wc = WorkingContext.make([...head, ...tail], { blockSize: 32, maxLevel: 2, totalTokens: 4224 })

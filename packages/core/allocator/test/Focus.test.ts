@@ -15,8 +15,7 @@ const embeddings = (from: number, to: number, dim: number): Float32Array => {
   return out
 }
 
-const ports = (maxLevel: number) =>
-  Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel }), Gister.Gister.layerMeanPool)
+const ports = (maxLevel: number) => Layer.merge(LensScorer.layerAnalytic({ maxLevel }), Gister.layerMeanPool)
 
 const small = {
   dim: 8,
@@ -44,7 +43,7 @@ const eventKeys = [
 describe("Focus", () => {
   it.effect("runs append -> refocus every refocusEvery tokens, keeping the budget, coverage and tail", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make(small)
+      const focus = yield* Focus.make(small)
       let events = 0
       for (let t = 0; t < 2000; t += 50) {
         events += (yield* focus.append(embeddings(t, t + 50, small.dim))).length
@@ -72,7 +71,7 @@ describe("Focus", () => {
 
   it.effect("the optimal strategy keeps the same guarantees", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make({ ...small, strategy: "optimal", iterations: 2 })
+      const focus = yield* Focus.make({ ...small, strategy: "optimal", iterations: 2 })
       yield* focus.append(embeddings(0, 1200, small.dim))
       const snapshot = yield* focus.snapshot
       assert.strictEqual(snapshot.totals.budgetViolations, 0)
@@ -85,7 +84,7 @@ describe("Focus", () => {
 
   it.effect("defaults refocus every 32 tokens (100 tokens: 3 refocuses, 4 pending)", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make({ dim: 4, budget: 512 })
+      const focus = yield* Focus.make({ dim: 4, budget: 512 })
       const events = yield* focus.append(embeddings(0, 100, 4))
       assert.deepStrictEqual(
         events.map((e) => e.total_tokens),
@@ -103,9 +102,7 @@ describe("Focus", () => {
         LensScorer.LensScorer,
         LensScorer.LensScorer.of({ score: (entries) => Effect.succeed(new Float32Array(entries.rows)) })
       )
-      const focus = yield* Focus.Focus.make(small).pipe(
-        Effect.provide(Layer.merge(neutral, Gister.Gister.layerMeanPool))
-      )
+      const focus = yield* Focus.make(small).pipe(Effect.provide(Layer.merge(neutral, Gister.layerMeanPool)))
       yield* TestClock.adjust(1234)
       const [event] = yield* focus.append(embeddings(0, 8, small.dim))
       for (const key of eventKeys) assert.property(event, key)
@@ -121,15 +118,15 @@ describe("Focus", () => {
 
   it.effect("updates the Effect metrics", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make(small)
+      const focus = yield* Focus.make(small)
       yield* focus.append(embeddings(0, 400, small.dim))
-      const refocuses = yield* Metric.value(Focus.Focus.metrics.refocuses)
+      const refocuses = yield* Metric.value(Focus.metrics.refocuses)
       assert.strictEqual(refocuses.count, 50)
-      const compliance = yield* Metric.value(Focus.Focus.metrics.budgetCompliance)
+      const compliance = yield* Metric.value(Focus.metrics.budgetCompliance)
       assert.strictEqual(compliance.value, 1)
-      const utilization = yield* Metric.value(Focus.Focus.metrics.utilization)
+      const utilization = yield* Metric.value(Focus.metrics.utilization)
       assert.isAbove(utilization.value, 0)
-      const violations = yield* Metric.value(Focus.Focus.metrics.budgetViolations)
+      const violations = yield* Metric.value(Focus.metrics.budgetViolations)
       assert.strictEqual(violations.count, 0)
     }).pipe(Effect.provide(ports(3)), Effect.provideService(Metric.MetricRegistry, new Map()))
   )
@@ -148,9 +145,7 @@ describe("Focus", () => {
                 : Effect.succeed(new Float32Array(entries.rows))
           })
         )
-        const focus = yield* Focus.Focus.make(small).pipe(
-          Effect.provide(Layer.merge(flaky, Gister.Gister.layerMeanPool))
-        )
+        const focus = yield* Focus.make(small).pipe(Effect.provide(Layer.merge(flaky, Gister.layerMeanPool)))
         const error = yield* Effect.flip(focus.append(embeddings(0, 300, small.dim)))
         assert.strictEqual(error._tag, "LensScorerError")
         const stuck = yield* focus.snapshot
@@ -173,7 +168,7 @@ describe("Focus", () => {
         LensScorer.LensScorer,
         LensScorer.LensScorer.of({ score: (entries) => Effect.succeed(new Float32Array(entries.rows).fill(7)) })
       )
-      const focus = yield* Focus.Focus.make(small).pipe(Effect.provide(Layer.merge(wild, Gister.Gister.layerMeanPool)))
+      const focus = yield* Focus.make(small).pipe(Effect.provide(Layer.merge(wild, Gister.layerMeanPool)))
       const error = yield* Effect.flip(focus.append(embeddings(0, 8, small.dim)))
       assert.strictEqual(error._tag, "AllocatorInputError")
       assert.include(error.message, "[-1, 1]")
@@ -182,25 +177,25 @@ describe("Focus", () => {
 
   it.effect("bad input and bad options fail with typed errors", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make(small)
+      const focus = yield* Focus.make(small)
       const input = yield* Effect.flip(focus.append(new Float32Array(7)))
       assert.strictEqual(input._tag, "FocusInputError")
       assert.strictEqual((yield* focus.context).totalTokens, 0)
-      const strategy = yield* Effect.flip(Focus.Focus.make({ ...small, strategy: "bogus" as "greedy" }))
+      const strategy = yield* Effect.flip(Focus.make({ ...small, strategy: "bogus" as "greedy" }))
       assert.strictEqual(strategy._tag, "FocusConfigError")
       assert.include(strategy.message, "strategy")
-      const budget = yield* Effect.flip(Focus.Focus.make({ ...small, budget: 20 }))
+      const budget = yield* Effect.flip(Focus.make({ ...small, budget: 20 }))
       assert.include(budget.message, "too small")
-      const tau = yield* Effect.flip(Focus.Focus.make({ ...small, tauExpand: -1 }))
+      const tau = yield* Effect.flip(Focus.make({ ...small, tauExpand: -1 }))
       assert.include(tau.message, "tauExpand")
-      const dim = yield* Effect.flip(Focus.Focus.make({ ...small, dim: 0 }))
+      const dim = yield* Effect.flip(Focus.make({ ...small, dim: 0 }))
       assert.include(dim.message, "dim")
     }).pipe(Effect.provide(ports(3)))
   )
 
   it.effect("adaptive thresholds lower tauExpand while the budget is underused", () =>
     Effect.gen(function* () {
-      const focus = yield* Focus.Focus.make({ ...small, budget: 1000, adaptive: true })
+      const focus = yield* Focus.make({ ...small, budget: 1000, adaptive: true })
       yield* focus.append(embeddings(0, 200, small.dim))
       const { thresholds } = yield* focus.snapshot
       assert.isBelow(thresholds.tauExpand, 0.2)
@@ -214,9 +209,7 @@ describe("Focus", () => {
         LensScorer.LensScorer,
         LensScorer.LensScorer.of({ score: (entries) => Effect.succeed(new Float32Array(entries.rows).fill(-0.9)) })
       )
-      const focus = yield* Focus.Focus.make(small).pipe(
-        Effect.provide(Layer.merge(gloomy, Gister.Gister.layerMeanPool))
-      )
+      const focus = yield* Focus.make(small).pipe(Effect.provide(Layer.merge(gloomy, Gister.layerMeanPool)))
       const events = yield* focus.append(embeddings(0, 1000, small.dim))
       const steady = events.filter((e) => e.total_tokens >= 400)
       const floor = Math.floor(0.85 * small.budget)
@@ -226,8 +219,8 @@ describe("Focus", () => {
       assert.strictEqual(ages.length, context.entries.length)
       assert.isTrue(ages.every((age) => age >= 0))
       assert.strictEqual(totals.budgetViolations, 0)
-      const off = yield* Focus.Focus.make({ ...small, minUtilization: 0 }).pipe(
-        Effect.provide(Layer.merge(gloomy, Gister.Gister.layerMeanPool))
+      const off = yield* Focus.make({ ...small, minUtilization: 0 }).pipe(
+        Effect.provide(Layer.merge(gloomy, Gister.layerMeanPool))
       )
       const sparse = yield* off.append(embeddings(0, 1000, small.dim))
       assert.isBelow(sparse.at(-1)!.wc_length, floor)
@@ -239,6 +232,6 @@ describe("Focus", () => {
       const focus = yield* Focus.Focus
       yield* focus.append(embeddings(0, 64, small.dim))
       assert.strictEqual((yield* focus.events).length, 8)
-    }).pipe(Effect.provide(Focus.Focus.layer(small).pipe(Layer.provide(ports(3)))))
+    }).pipe(Effect.provide(Focus.layer(small).pipe(Layer.provide(ports(3)))))
   )
 })

@@ -100,6 +100,6 @@ describe("LensScorer", () => {
       assert.include(error.message, "levels and positions")
       const wide = yield* Effect.flip(scorer.score(entries, [1, 1], [0, 4], matrix([[1, 0, 0]])))
       assert.include(wide.message, "dim")
-    }).pipe(Effect.provide(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 })))
+    }).pipe(Effect.provide(LensScorer.layerAnalytic({ maxLevel: 2 })))
   )
 })

@@ -409,7 +409,7 @@ describe("public API: Allocator contract details", () => {
   })
 
   it("docs' 100k-token scenario: 3,125 LOD1 and 97 LOD2 nodes; 2 expands + 2 collapses at ±31 net 0", () => {
-    assert.deepStrictEqual(LodTree.LodTree.shape(100_000, { blockSize: 32, maxLevel: 2 }), [100_000, 3125, 97])
+    assert.deepStrictEqual(LodTree.shape(100_000, { blockSize: 32, maxLevel: 2 }), [100_000, 3125, 97])
     // The whole history: 97 LOD2 gists then the 672 tokens past the last full LOD2 block, all LOD0.
     const head = Array.from({ length: 97 }, (_, i) => ({ level: 2, start: i * 1024 }))
     const tail = Array.from({ length: 100_000 - 97 * 1024 }, (_, i) => ({ level: 0, start: 97 * 1024 + i }))
@@ -434,50 +434,50 @@ describe("public API: Allocator contract details", () => {
 
 describe("public API: LodTree, ports and Focus", () => {
   it("LodTree.shape returns the node count per level; partial blocks get no gist", () => {
-    assert.deepStrictEqual(LodTree.LodTree.shape(70, { blockSize: 4, maxLevel: 2 }), [70, 17, 4])
-    assert.deepStrictEqual(LodTree.LodTree.shape(3, { blockSize: 4, maxLevel: 2 }), [3, 0, 0])
+    assert.deepStrictEqual(LodTree.shape(70, { blockSize: 4, maxLevel: 2 }), [70, 17, 4])
+    assert.deepStrictEqual(LodTree.shape(3, { blockSize: 4, maxLevel: 2 }), [3, 0, 0])
   })
 
   it.effect("LodTree over Float32Array embeddings with the mean-pool Gister: partial tail blocks stay LOD0", () =>
     Effect.gen(function* () {
       const dim = 2
       const embeddings = Float32Array.from({ length: 10 * dim }, (_, i) => i)
-      const tree = yield* LodTree.LodTree.fromEmbeddings({ blockSize: 4, maxLevel: 2, dim }, embeddings)
-      assert.deepStrictEqual(tree.counts, LodTree.LodTree.shape(10, { blockSize: 4, maxLevel: 2 }))
+      const tree = yield* LodTree.fromEmbeddings({ blockSize: 4, maxLevel: 2, dim }, embeddings)
+      assert.deepStrictEqual(tree.counts, LodTree.shape(10, { blockSize: 4, maxLevel: 2 }))
       assert.deepStrictEqual(Array.from(tree.node(1, 0)!), [3, 4])
       assert.deepStrictEqual(Array.from(tree.node(1, 1)!), [11, 12])
       assert.isUndefined(tree.node(1, 2))
-    }).pipe(Effect.provide(Gister.Gister.layerMeanPool))
+    }).pipe(Effect.provide(Gister.layerMeanPool))
   )
 
   it.effect("docs' 100k-token scenario on a real tree: 3,125 LOD1 and 97 LOD2 nodes", () =>
     Effect.gen(function* () {
       const dim = 2
-      const tree = yield* LodTree.LodTree.fromEmbeddings(
+      const tree = yield* LodTree.fromEmbeddings(
         { blockSize: 32, maxLevel: 2, dim },
         Float32Array.from({ length: 100_000 * dim }, (_, i) => i % 7)
       )
       assert.deepStrictEqual(tree.counts, [100_000, 3125, 97])
       assert.isUndefined(tree.node(2, 97))
-    }).pipe(Effect.provide(Gister.Gister.layerMeanPool))
+    }).pipe(Effect.provide(Gister.layerMeanPool))
   )
 
   it.effect("LodTree and Focus also take one Float32Array per token", () =>
     Effect.gen(function* () {
       const rows = Array.from({ length: 10 }, (_, t) => Float32Array.of(2 * t, 2 * t + 1))
-      const tree = yield* LodTree.LodTree.fromEmbeddings({ blockSize: 4, maxLevel: 2, dim: 2 }, rows)
+      const tree = yield* LodTree.fromEmbeddings({ blockSize: 4, maxLevel: 2, dim: 2 }, rows)
       assert.deepStrictEqual(tree.counts, [10, 2, 0])
       assert.deepStrictEqual(Array.from(tree.node(1, 1)!), [11, 12])
-      const bad = yield* Effect.flip(LodTree.LodTree.append(tree, [Float32Array.of(1, 2, 3)]))
+      const bad = yield* Effect.flip(LodTree.append(tree, [Float32Array.of(1, 2, 3)]))
       assert.strictEqual(bad._tag, "LodTreeError")
       assert.deepStrictEqual(tree.counts, [10, 2, 0])
-      const focus = yield* Focus.Focus.make({ dim: 2, budget: 512 }).pipe(
-        Effect.provide(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }))
+      const focus = yield* Focus.make({ dim: 2, budget: 512 }).pipe(
+        Effect.provide(LensScorer.layerAnalytic({ maxLevel: 2 }))
       )
       const events = yield* focus.append(Array.from({ length: 40 }, (_, t) => Float32Array.of(t, 1)))
       assert.strictEqual(events.length, 1)
       assert.strictEqual((yield* focus.context).totalTokens, 40)
-    }).pipe(Effect.provide(Gister.Gister.layerMeanPool))
+    }).pipe(Effect.provide(Gister.layerMeanPool))
   )
 
   it.effect("Gister port: gist(blocks) -> one mean gist per block", () =>
@@ -485,7 +485,7 @@ describe("public API: LodTree, ports and Focus", () => {
       const gister = yield* Gister.Gister
       const gists = yield* gister.gist({ count: 2, blockSize: 2, dim: 1, data: Float32Array.of(1, 3, 5, 9) })
       assert.deepStrictEqual(Array.from(gists), [2, 7])
-    }).pipe(Effect.provide(Gister.Gister.layerMeanPool))
+    }).pipe(Effect.provide(Gister.layerMeanPool))
   )
 
   it.effect("LensScorer port: analytic scores in [-1, 1], legality-masked", () =>
@@ -501,7 +501,7 @@ describe("public API: LodTree, ports and Focus", () => {
       assert.isAtMost(scores[0]!, 0) // LOD0 cannot expand
       assert.isAtLeast(scores[2]!, 0) // max level cannot collapse
       assert.isBelow(scores[1]!, 0) // opposite the tail: wants less detail
-    }).pipe(Effect.provide(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 })))
+    }).pipe(Effect.provide(LensScorer.layerAnalytic({ maxLevel: 2 })))
   )
 
   it.effect("Focus refocuses every 32 tokens and emits the telemetry as events and Effect metrics", () =>
@@ -547,8 +547,8 @@ describe("public API: LodTree, ports and Focus", () => {
       }
     }).pipe(
       Effect.provide(
-        Focus.Focus.layer({ dim: 8, budget: 512 }).pipe(
-          Layer.provide(Layer.merge(LensScorer.LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.Gister.layerMeanPool))
+        Focus.layer({ dim: 8, budget: 512 }).pipe(
+          Layer.provide(Layer.merge(LensScorer.layerAnalytic({ maxLevel: 2 }), Gister.layerMeanPool))
         )
       ),
       Effect.provideService(Metric.MetricRegistry, new Map())

@@ -8,12 +8,12 @@ import { AttentionConfig, Scheduler } from "../src/index.ts"
 const TARGETS = 1_000
 const scope = Effect.runSync(Scope.make())
 const config: AttentionConfig.AttentionConfig = {
-  ...AttentionConfig.AttentionConfig.defaults,
+  ...AttentionConfig.defaults,
   enabled: false,
   poll_interval: 1e9
 }
 const scheduler = Effect.runSync(
-  Scheduler.Scheduler.make({
+  Scheduler.make({
     config,
     agent: "bench-bot",
     targets: Array.from({ length: TARGETS }, (_, i) => `#channel-${i}`),

@@ -22,7 +22,7 @@ const quantile = (sorted: ReadonlyArray<number>, q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 const round = (value: number): number => Number(value.toPrecision(4))
 
-const config = AttentionConfig.AttentionConfig.defaults
+const config = AttentionConfig.defaults
 const TICK_S = config.tick_s
 
 interface Simulation {

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
-import { Band } from "./Band.ts"
+import * as Band from "./Band.ts"
 
 /**
  * One band's timing: how often a target in the band is polled (`interval_s`) and how long it stays in the band
@@ -127,7 +127,7 @@ const schema: Schema.Codec<
     readonly tick_s?: number
     readonly thread_window_s?: number
     readonly bands?: BandTable
-    readonly pinned?: { readonly [target: string]: Band }
+    readonly pinned?: { readonly [target: string]: Band.Band }
     readonly poll_interval?: number
   }
 > = Schema.Struct({
@@ -137,7 +137,7 @@ const schema: Schema.Codec<
   bands: Schema.Struct({ hot: BandSpec, warm: BandSpec, cool: BandSpec, idle: IdleSpec }).pipe(
     Schema.withDecodingDefaultKey(Effect.sync(() => defaultBands))
   ),
-  pinned: Schema.Record(Schema.String, Band).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => ({})))),
+  pinned: Schema.Record(Schema.String, Band.Band).pipe(Schema.withDecodingDefaultKey(Effect.sync(() => ({})))),
   poll_interval: Schema.Finite.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => DEFAULT_LEGACY_POLL_INTERVAL)))
 })
   .check(Schema.makeFilter((config) => validate(config)))
@@ -204,7 +204,7 @@ const mergeBands = Effect.fnUntraced(function* (base: BandTable, raw: RawBlock["
 })
 
 const parsePinned = Effect.fnUntraced(function* (raw: RawBlock["pinned"]) {
-  const pinned: Record<string, Band> = {}
+  const pinned: Record<string, Band.Band> = {}
   if (raw === null || raw === undefined) return pinned
   for (const [target, name] of Object.entries(raw)) {
     const band = name.toUpperCase()
@@ -276,7 +276,13 @@ const overlay = Effect.fnUntraced(function* (base: AttentionConfig, raw: unknown
   })
 })
 
-const decode = Effect.fnUntraced(function* (
+/**
+ * The daemon's `attention:` block to an effective config. `raw` is the parsed value; `undefined` means "no block", which applies the legacy migration (IDLE polls every `poll_interval`, default 60, and the warmer bands clamp down to it; `poll_interval <= 0` yields `enabled: false`; a `poll_interval` below `tick_s` clamps `tick_s` with a warning). Fails with an {@link AttentionConfigError} naming the broken rule.
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode = Effect.fnUntraced(function* (
   raw: unknown,
   options: DecodeOptions = {}
 ): Effect.fn.Return<AttentionConfig, AttentionConfigError> {
@@ -292,7 +298,13 @@ const isEmptyOverride = (overrides: unknown): boolean =>
   overrides === null ||
   (Predicate.isObject(overrides) && !Array.isArray(overrides) && Object.keys(overrides).length === 0)
 
-const resolve = Effect.fnUntraced(function* (
+/**
+ * Merges an agent's `attention:` overrides over the daemon config (`enabled`, `tick_s`, `thread_window_s`, `poll_interval` replace; each band given replaces that band's whole spec; `pinned` merges per target), then validates again.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const resolve = Effect.fnUntraced(function* (
   daemon: AttentionConfig,
   agentOverrides: unknown
 ): Effect.fn.Return<AttentionConfig, AttentionConfigError> {
@@ -300,7 +312,13 @@ const resolve = Effect.fnUntraced(function* (
   return yield* overlay(daemon, agentOverrides, "the agent's attention overrides")
 })
 
-const summary = (config: AttentionConfig, options: { readonly override?: boolean | undefined } = {}): string => {
+/**
+ * The startup summary log line, e.g. `attention: enabled=true bands=[hot=30/90 warm=60/120 cool=120/300 idle=600] override=no`.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const summary = (config: AttentionConfig, options: { readonly override?: boolean | undefined } = {}): string => {
   const bands = bandKeys
     .map((key) => {
       const spec = config.bands[key]
@@ -318,22 +336,42 @@ const summary = (config: AttentionConfig, options: { readonly override?: boolean
     : `attention: enabled=false poll_interval=${config.poll_interval} ${override}`
 }
 
-const overridesOf = (agent: unknown): unknown => {
+/**
+ * An agent entry's overrides, read from `attention` or, after a dataclass round trip, `attention_overrides` (`attention` wins), so every backend reads them the same way.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const overridesOf = (agent: unknown): unknown => {
   if (!Predicate.isObject(agent) || Array.isArray(agent)) return undefined
   const entry = agent as { readonly attention?: unknown; readonly attention_overrides?: unknown }
   return entry.attention ?? entry.attention_overrides
 }
 
-const intervalOf = (config: AttentionConfig, band: Band): number => config.bands[Band.key(band)].interval_s
+/**
+ * A band's poll interval in seconds.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const intervalOf = (config: AttentionConfig, band: Band.Band): number => config.bands[Band.key(band)].interval_s
 
-const holdOf = (config: AttentionConfig, band: Band): number | undefined =>
+/**
+ * A band's hold in seconds (`undefined` for `IDLE`).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const holdOf = (config: AttentionConfig, band: Band.Band): number | undefined =>
   band === "IDLE" ? undefined : config.bands[Band.key(band)].hold_s
 
 /**
- * The default effective config when an attention block exists: enabled, `tick_s` 5, `thread_window_s` 1800,
- * bands HOT 30/120, WARM 120/300, COOL 300/600, IDLE 600 (terminal), nothing pinned, legacy `poll_interval` 60.
+ * The defaults when an attention block exists: enabled, `tick_s` 5, `thread_window_s` 1800, the default band table, nothing pinned, `poll_interval` 60.
+ *
+ * @category constants
+ * @since 0.1.0
  */
-const defaults: AttentionConfig = {
+export const defaults: AttentionConfig = {
   enabled: true,
   tick_s: 5,
   thread_window_s: 1800,
@@ -361,7 +399,7 @@ export interface AttentionConfig {
   readonly tick_s: number
   readonly thread_window_s: number
   readonly bands: BandTable
-  readonly pinned: { readonly [target: string]: Band }
+  readonly pinned: { readonly [target: string]: Band.Band }
   readonly poll_interval: number
 }
 
@@ -370,24 +408,11 @@ export interface AttentionConfig {
  * checks the validation rules; a missing top-level key takes its default (as upstream's dataclass does: `enabled`
  * true, `tick_s` 5, `thread_window_s` 1800, the default band table, nothing `pinned`, `poll_interval` 60), and an
  * IDLE `hold_s` is dropped with a logged warning. It takes whole bands; for a raw `attention:` block with partial
- * bands, legacy migration and clear errors use `AttentionConfig.decode`. Helpers:
+ * bands, legacy migration and clear errors use {@link decode}; {@link resolve} merges an agent's overrides.
  *
- * - `AttentionConfig.defaults`: the defaults when an attention block exists;
- * - `AttentionConfig.decode(raw, { legacyPollInterval? })`: the daemon's block to an effective config. `raw` is
- *   the parsed `attention:` value; `undefined` means "no block", which applies the legacy migration (IDLE polls
- *   every `poll_interval`, default 60, and the warmer bands clamp down to it; `poll_interval <= 0` yields
- *   `enabled: false`; a `poll_interval` below `tick_s` clamps `tick_s` with a warning);
- * - `AttentionConfig.resolve(daemon, agentOverrides)`: merges an agent's `attention:` overrides over the daemon
- *   config (`enabled`, `tick_s`, `thread_window_s`, `poll_interval` replace; each band given replaces that band's
- *   whole spec; `pinned` merges per target), then validates again;
- * - `AttentionConfig.overridesOf(agentEntry)`: an agent entry's overrides, read from `attention` or, after a
- *   dataclass round trip, `attention_overrides` (`attention` wins), so every backend reads them the same way;
- * - `AttentionConfig.summary(config, { override })`: the startup summary log line;
- * - `AttentionConfig.intervalOf(config, band)` / `AttentionConfig.holdOf(config, band)`.
- *
- * Both `decode` and `resolve` fail with an {@link AttentionConfigError} when intervals are not monotonic
- * (`hot <= warm <= cool <= idle`), a value is not positive, `tick_s` exceeds the smallest interval, a non-IDLE band
- * lacks `hold_s`, or a band name is unknown. An IDLE `hold_s` is dropped with a logged warning.
+ * Both fail with an {@link AttentionConfigError} when intervals are not monotonic (`hot <= warm <= cool <= idle`), a
+ * value is not positive, `tick_s` exceeds the smallest interval, a non-IDLE band lacks `hold_s`, or a band name is
+ * unknown.
  *
  * **Example** (Decoding a daemon block and an agent override)
  *
@@ -396,9 +421,9 @@ export interface AttentionConfig {
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function*() {
- *   const daemon = yield* AttentionConfig.AttentionConfig.decode({ tick_s: 5, bands: { idle: { interval_s: 900 } } })
- *   const agent = yield* AttentionConfig.AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15, hold_s: 60 } } })
- *   return AttentionConfig.AttentionConfig.summary(agent, { override: true })
+ *   const daemon = yield* AttentionConfig.decode({ tick_s: 5, bands: { idle: { interval_s: 900 } } })
+ *   const agent = yield* AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15, hold_s: 60 } } })
+ *   return AttentionConfig.summary(agent, { override: true })
  *   // "attention: enabled=true bands=[hot=15/60 warm=120/300 cool=300/600 idle=900] override=yes"
  * })
  * ```
@@ -406,12 +431,4 @@ export interface AttentionConfig {
  * @category schemas
  * @since 0.1.0
  */
-export const AttentionConfig = Object.assign(schema, {
-  defaults,
-  decode,
-  resolve,
-  overridesOf,
-  summary,
-  intervalOf,
-  holdOf
-})
+export const AttentionConfig = schema

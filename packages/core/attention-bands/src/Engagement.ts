@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
-import type { AttentionConfig } from "./AttentionConfig.ts"
+import type * as AttentionConfig from "./AttentionConfig.ts"
 
 /**
  * Whether an engagement at `lastEngagedAt` still holds at `now`: `true` unless there was none (`None`,
@@ -67,7 +67,7 @@ export interface Engagement {
  * ```ts
  * import { AttentionConfig, Engagement } from "@heed/attention-bands"
  *
- * const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
+ * const engagement = Engagement.make(AttentionConfig.defaults)
  * engagement.isEngaged("#dev", 10) // false: never spoke there
  * engagement.engage("#dev", 10)
  * engagement.isEngaged("#dev", 1810) // true: exactly thread_window_s later still counts
@@ -77,7 +77,7 @@ export interface Engagement {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (config: Pick<AttentionConfig, "thread_window_s"> | number): Engagement => {
+export const make = (config: Pick<AttentionConfig.AttentionConfig, "thread_window_s"> | number): Engagement => {
   const windowS = typeof config === "number" ? config : config.thread_window_s
   const engagedAt = new Map<string, number>()
   const lastEngagedAt = (target: string): Option.Option<number> => Option.fromUndefinedOr(engagedAt.get(target))

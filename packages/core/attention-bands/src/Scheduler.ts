@@ -14,8 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { AttentionConfig } from "./AttentionConfig.ts"
-import { Band } from "./Band.ts"
+import * as AttentionConfig from "./AttentionConfig.ts"
+import * as Band from "./Band.ts"
 import * as Engagement from "./Engagement.ts"
 import * as Tracker from "./Tracker.ts"
 
@@ -37,7 +37,7 @@ export type PollOutcome = "delivered" | "empty"
 export interface PollResult {
   readonly target: string
   /** The band after the poll (the `band` attribute of `culture.attention.polls`). */
-  readonly band: Band
+  readonly band: Band.Band
   /** `failed` when the poll effect failed or died; the target stays due and is retried next tick. */
   readonly outcome: PollOutcome | "failed"
 }
@@ -50,14 +50,14 @@ export interface PollResult {
  */
 export interface SchedulerOptions<E, R> {
   /** The agent's effective config (after `AttentionConfig.resolve`). */
-  readonly config: AttentionConfig
+  readonly config: AttentionConfig.AttentionConfig
   /** The agent's nick, used in logs and as the `agent` metric attribute. */
   readonly agent: string
   /**
    * Polls one target and says what it found: `delivered` or `empty` (the `outcome` attribute of
    * `culture.attention.polls`). A failure is logged and isolated: other due targets are still polled in the same tick.
    */
-  readonly poll: (target: string, band: Band) => Effect.Effect<PollOutcome, E, R>
+  readonly poll: (target: string, band: Band.Band) => Effect.Effect<PollOutcome, E, R>
   /** Targets to seed at start (the configured channels), so quiet ones are polled too. */
   readonly targets?: Iterable<string> | undefined
   /** Whether agent-level overrides were applied; reported in the startup summary line. */
@@ -73,20 +73,20 @@ export interface SchedulerOptions<E, R> {
  */
 export interface SchedulerShape {
   /** The effective config. */
-  readonly config: AttentionConfig
+  readonly config: AttentionConfig.AttentionConfig
   /** A mention or DM on `target`: engages the target and moves it to `HOT`. */
-  readonly direct: (target: string) => Effect.Effect<Band>
+  readonly direct: (target: string) => Effect.Effect<Band.Band>
   /**
    * Ambient traffic on `target`: applied only while the agent is engaged there (spoke or was mentioned within
    * `thread_window_s`); otherwise nothing happens and no target is created (`None`).
    */
-  readonly ambient: (target: string) => Effect.Effect<Option.Option<Band>>
+  readonly ambient: (target: string) => Effect.Effect<Option.Option<Band.Band>>
   /** The agent spoke on `target` (any line, including thread replies): opens the thread window. */
   readonly outgoing: (target: string) => Effect.Effect<void>
   /** Agent-controlled attention (#355): see `Tracker.set`. */
-  readonly set: (target: string, band: Band, options?: Tracker.SetOptions) => Effect.Effect<Band>
+  readonly set: (target: string, band: Band.Band, options?: Tracker.SetOptions) => Effect.Effect<Band.Band>
   /** A channel joined at runtime: seeded so it is polled even while quiet. */
-  readonly join: (target: string) => Effect.Effect<Band>
+  readonly join: (target: string) => Effect.Effect<Band.Band>
   /** A channel parted: dropped from the tracker, the engagement table and the `culture.attention.band` gauge. */
   readonly part: (target: string) => Effect.Effect<boolean>
   /** Stops polling and decay until {@link SchedulerShape.resume}. */
@@ -159,7 +159,7 @@ const targetMetrics = (agent: string) => {
     }
     return entry
   }
-  const pollsOf = (target: string, band: Band, outcome: PollOutcome) => {
+  const pollsOf = (target: string, band: Band.Band, outcome: PollOutcome) => {
     const { polls } = metricsOf(target)
     const key = `${band}/${outcome}`
     let counter = polls.get(key)
@@ -169,7 +169,7 @@ const targetMetrics = (agent: string) => {
     }
     return counter
   }
-  const setGauge = (target: string, band: Band) => Metric.update(metricsOf(target).gauge, Band.rank(band))
+  const setGauge = (target: string, band: Band.Band) => Metric.update(metricsOf(target).gauge, Band.rank(band))
   const report = (transition: Tracker.Transition) =>
     Effect.all(
       [
@@ -225,7 +225,7 @@ const makeCore = <E, R>(options: SchedulerOptions<E, R>, context: Context.Contex
   }
 }
 
-const bandOf = <E, R>(core: Core<E, R>, target: string): Band =>
+const bandOf = <E, R>(core: Core<E, R>, target: string): Band.Band =>
   Option.match(core.tracker.get(target), { onNone: () => "IDLE", onSome: (state) => state.band })
 
 /**
@@ -286,7 +286,7 @@ const tick = <E, R>(core: Core<E, R>): Effect.Effect<ReadonlyArray<PollResult>> 
     )
   })
 
-const join = <E, R>(core: Core<E, R>, target: string): Effect.Effect<Band> =>
+const join = <E, R>(core: Core<E, R>, target: string): Effect.Effect<Band.Band> =>
   Effect.tap(
     Effect.sync(() => core.tracker.seed(target)),
     (band) => core.metrics.setGauge(target, band)
@@ -335,7 +335,7 @@ const service = <E, R>(core: Core<E, R>): SchedulerShape => {
 }
 
 /** Builds the state, logs the startup summary, seeds the configured targets and forks the loop. */
-const make = Effect.fnUntraced(function* <E, R>(
+const build = Effect.fnUntraced(function* <E, R>(
   options: SchedulerOptions<E, R>
 ): Effect.fn.Return<SchedulerShape, never, Scope.Scope | R> {
   const { config } = options
@@ -376,8 +376,8 @@ const make = Effect.fnUntraced(function* <E, R>(
  *   yield* scheduler.direct("#dev") // @mention: HOT, polled every 30 s for 2 min
  * })
  *
- * const SchedulerLive = Scheduler.Scheduler.layer({
- *   config: AttentionConfig.AttentionConfig.defaults,
+ * const SchedulerLive = Scheduler.layer({
+ *   config: AttentionConfig.defaults,
  *   agent: "spark-claude",
  *   targets: ["#dev", "#general"],
  *   poll: (target, band) => Effect.log(`poll ${target} (${band})`).pipe(Effect.as("empty" as const))
@@ -389,13 +389,22 @@ const make = Effect.fnUntraced(function* <E, R>(
  * @category services
  * @since 0.1.0
  */
-export class Scheduler extends Context.Service<Scheduler, SchedulerShape>()("@heed/attention-bands/Scheduler") {
-  /** Builds a scheduler in the current scope (its loop stops when the scope closes). */
-  static readonly make: <E, R>(
-    options: SchedulerOptions<E, R>
-  ) => Effect.Effect<SchedulerShape, never, Scope.Scope | R> = make
+export class Scheduler extends Context.Service<Scheduler, SchedulerShape>()("@heed/attention-bands/Scheduler") {}
 
-  /** A layer running a scheduler for the layer's lifetime. */
-  static readonly layer = <E, R>(options: SchedulerOptions<E, R>): Layer.Layer<Scheduler, never, R> =>
-    Layer.effect(Scheduler, make(options))
-}
+/**
+ * Builds a scheduler in the current scope (its loop stops when the scope closes).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make: <E, R>(options: SchedulerOptions<E, R>) => Effect.Effect<SchedulerShape, never, Scope.Scope | R> =
+  build
+
+/**
+ * A layer running a scheduler for the layer's lifetime.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = <E, R>(options: SchedulerOptions<E, R>): Layer.Layer<Scheduler, never, R> =>
+  Layer.effect(Scheduler, make(options))

@@ -6,8 +6,8 @@
  * @since 0.1.0
  */
 import * as Option from "effect/Option"
-import type { AttentionConfig } from "./AttentionConfig.ts"
-import { Band } from "./Band.ts"
+import type * as AttentionConfig from "./AttentionConfig.ts"
+import * as Band from "./Band.ts"
 import { RadixSorter } from "./internal/radix.ts"
 import { TimeQueue } from "./internal/timeQueue.ts"
 
@@ -28,8 +28,8 @@ export type TransitionCause = "direct" | "ambient" | "decay" | "manual"
  */
 export interface Transition {
   readonly target: string
-  readonly from: Band
-  readonly to: Band
+  readonly from: Band.Band
+  readonly to: Band.Band
   readonly cause: TransitionCause
 }
 
@@ -48,7 +48,7 @@ export interface Transition {
  * @since 0.1.0
  */
 export interface TargetState {
-  readonly band: Band
+  readonly band: Band.Band
   readonly lastPromoteAt: number
   readonly lastStimulusAt: number
   readonly lastPollAt: Option.Option<number>
@@ -97,24 +97,24 @@ export interface TrackerOptions {
  */
 export interface Tracker {
   /** The effective config the tracker was built with. */
-  readonly config: AttentionConfig
+  readonly config: AttentionConfig.AttentionConfig
   /** The number of tracked targets. */
   readonly size: number
   /**
    * A direct stimulus (mention, DM): creates the target if needed, moves it to `HOT`, restarts its hold and ends any
    * manual hold (a direct stimulus always wins). Returns the new band. A pinned target keeps its pinned band.
    */
-  readonly onDirect: (target: string, now: number) => Band
+  readonly onDirect: (target: string, now: number) => Band.Band
   /**
    * An ambient stimulus (traffic in an engaged channel): one band warmer, capped at `WARM` (`HOT` stays `HOT`), and
    * always restarts the hold, even without a band change. During a manual hold the band does not change.
    */
-  readonly onAmbient: (target: string, now: number) => Band
+  readonly onAmbient: (target: string, now: number) => Band.Band
   /**
    * Sets the band explicitly (cause `manual`), restarting the hold; see {@link SetOptions} for `ttlS`. A pinned
    * target keeps its pinned band. Returns the resulting band.
    */
-  readonly set: (target: string, band: Band, now: number, options?: SetOptions) => Band
+  readonly set: (target: string, band: Band.Band, now: number, options?: SetOptions) => Band.Band
   /**
    * Applies lazy decay, then returns the targets due for a poll, in insertion order: never-polled targets, and
    * targets whose last poll is at least their band's `interval_s` ago. A target stays due until
@@ -125,7 +125,7 @@ export interface Tracker {
   /** Records a poll at `now` (creating the target if needed). The band does not change. */
   readonly markPolled: (target: string, now: number) => void
   /** Ensures the target exists (at `IDLE`, or its pinned band) without touching an existing one. Returns its band. */
-  readonly seed: (target: string) => Band
+  readonly seed: (target: string) => Band.Band
   /** Drops a target (e.g. on part). Returns whether it existed. */
   readonly forget: (target: string) => boolean
   /** The state of one target, if tracked. */
@@ -154,7 +154,7 @@ const PENDING = 32
 const limitFor = (now: number): number => now + 1e-9 + Math.abs(now) * 1e-12
 
 class TrackerImpl implements Tracker {
-  readonly config: AttentionConfig
+  readonly config: AttentionConfig.AttentionConfig
   private readonly onTransitionCallback: ((transition: Transition) => void) | undefined
   private readonly interval: Float64Array
   private readonly hold: Float64Array
@@ -181,7 +181,7 @@ class TrackerImpl implements Tracker {
   private emitted: Array<Transition> = []
   private emittedSeq: Array<number> = []
 
-  constructor(config: AttentionConfig, options: TrackerOptions) {
+  constructor(config: AttentionConfig.AttentionConfig, options: TrackerOptions) {
     this.config = config
     this.onTransitionCallback = options.onTransition
     const { cool, hot, idle, warm } = config.bands
@@ -381,7 +381,7 @@ class TrackerImpl implements Tracker {
     return to
   }
 
-  onDirect = (target: string, now: number): Band => {
+  onDirect = (target: string, now: number): Band.Band => {
     if (!Number.isFinite(now)) return this.currentBand(target)
     const id = this.idOf(target)
     this.d[id * STRIDE + MANUAL] = Number.NaN
@@ -391,7 +391,7 @@ class TrackerImpl implements Tracker {
     return Band.fromRank(band)
   }
 
-  onAmbient = (target: string, now: number): Band => {
+  onAmbient = (target: string, now: number): Band.Band => {
     if (!Number.isFinite(now)) return this.currentBand(target)
     const id = this.idOf(target)
     const from = this.bandOf(id)
@@ -401,7 +401,7 @@ class TrackerImpl implements Tracker {
     return Band.fromRank(band)
   }
 
-  set = (target: string, band: Band, now: number, options: SetOptions = {}): Band => {
+  set = (target: string, band: Band.Band, now: number, options: SetOptions = {}): Band.Band => {
     if (!Number.isFinite(now) || !Band.is(band)) return this.currentBand(target)
     const id = this.idOf(target)
     const pinned = this.pinOf(id)
@@ -540,7 +540,7 @@ class TrackerImpl implements Tracker {
 
   // ---------------------------------------------------------------------------------------------- membership
 
-  seed = (target: string): Band => Band.fromRank(this.bandOf(this.idOf(target)))
+  seed = (target: string): Band.Band => Band.fromRank(this.bandOf(this.idOf(target)))
 
   forget = (target: string): boolean => {
     const id = this.index.get(target)
@@ -556,7 +556,7 @@ class TrackerImpl implements Tracker {
 
   // ---------------------------------------------------------------------------------------------- inspection
 
-  private currentBand(target: string): Band {
+  private currentBand(target: string): Band.Band {
     const id = this.index.get(target)
     return id === undefined ? "IDLE" : Band.fromRank(this.bandOf(id))
   }
@@ -605,7 +605,7 @@ class TrackerImpl implements Tracker {
  * ```ts
  * import { AttentionConfig, Tracker } from "@heed/attention-bands"
  *
- * const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: (t) => console.log(t) })
+ * const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: (t) => console.log(t) })
  * tracker.onDirect("#dev", 0) // "HOT"   logs { target: "#dev", from: "IDLE", to: "HOT", cause: "direct" }
  * tracker.dueTargets(0) // ["#dev"]  (never polled)
  * tracker.markPolled("#dev", 0)
@@ -615,4 +615,5 @@ class TrackerImpl implements Tracker {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (config: AttentionConfig, options: TrackerOptions = {}): Tracker => new TrackerImpl(config, options)
+export const make = (config: AttentionConfig.AttentionConfig, options: TrackerOptions = {}): Tracker =>
+  new TrackerImpl(config, options)

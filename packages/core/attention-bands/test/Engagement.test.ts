@@ -5,7 +5,7 @@ import { AttentionConfig, Engagement } from "../src/index.ts"
 
 describe("Engagement", () => {
   it("is false before any engagement, true within the window, and exactly thread_window_s still counts", () => {
-    const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
+    const engagement = Engagement.make(AttentionConfig.defaults)
     assert.strictEqual(engagement.windowS, 1800)
     assert.isFalse(engagement.isEngaged("#dev", 0))
     engagement.engage("#dev", 100)

@@ -61,7 +61,7 @@ describe("Band", () => {
   it("is the HOT | WARM | COOL | IDLE literal union with rank 0..3", () => {
     const all: ReadonlyArray<Band.Band> = ["HOT", "WARM", "COOL", "IDLE"]
     assert.deepStrictEqual(
-      all.map((band) => Band.Band.rank(band)),
+      all.map((band) => Band.rank(band)),
       [0, 1, 2, 3]
     )
     assert.isTrue(Schema.is(Band.Band)("WARM"))
@@ -70,11 +70,11 @@ describe("Band", () => {
 
   it("warmer and cooler return the adjacent band; HOT and IDLE saturate", () => {
     assert.deepStrictEqual(
-      (["HOT", "WARM", "COOL", "IDLE"] as const).map((band) => Band.Band.warmer(band)),
+      (["HOT", "WARM", "COOL", "IDLE"] as const).map((band) => Band.warmer(band)),
       ["HOT", "HOT", "WARM", "COOL"]
     )
     assert.deepStrictEqual(
-      (["HOT", "WARM", "COOL", "IDLE"] as const).map((band) => Band.Band.cooler(band)),
+      (["HOT", "WARM", "COOL", "IDLE"] as const).map((band) => Band.cooler(band)),
       ["WARM", "COOL", "IDLE", "IDLE"]
     )
   })
@@ -84,7 +84,7 @@ describe("Band", () => {
 
 describe("AttentionConfig", () => {
   it("defaults are upstream's table: tick 5, window 1800, 30/120, 120/300, 300/600, 600/terminal", () => {
-    const d = AttentionConfig.AttentionConfig.defaults
+    const d = AttentionConfig.defaults
     assert.strictEqual(d.enabled, true)
     assert.strictEqual(d.tick_s, 5)
     assert.strictEqual(d.thread_window_s, 1800)
@@ -127,7 +127,7 @@ describe("AttentionConfig", () => {
     Effect.gen(function* () {
       const { lines, result } = yield* withLogs(
         Schema.decodeUnknownEffect(AttentionConfig.AttentionConfig)({
-          bands: { ...AttentionConfig.AttentionConfig.defaults.bands, idle: { interval_s: 900, hold_s: 60 } }
+          bands: { ...AttentionConfig.defaults.bands, idle: { interval_s: 900, hold_s: 60 } }
         })
       )
       assert.deepStrictEqual(result.bands.idle, { interval_s: 900 })
@@ -137,42 +137,40 @@ describe("AttentionConfig", () => {
       )
       assert.deepStrictEqual(
         yield* Schema.decodeUnknownEffect(AttentionConfig.AttentionConfig)({}),
-        AttentionConfig.AttentionConfig.defaults
+        AttentionConfig.defaults
       )
     })
   )
 
   it.effect("decode(undefined, { legacyPollInterval }) means no attention block: the legacy migration applies", () =>
     Effect.gen(function* () {
-      const c90 = yield* AttentionConfig.AttentionConfig.decode(undefined, { legacyPollInterval: 90 })
+      const c90 = yield* AttentionConfig.decode(undefined, { legacyPollInterval: 90 })
       assert.deepStrictEqual(
         [c90.bands.hot.interval_s, c90.bands.warm.interval_s, c90.bands.cool.interval_s, c90.bands.idle.interval_s],
         [30, 90, 90, 90]
       )
       assert.isTrue(c90.enabled)
-      const c60 = yield* AttentionConfig.AttentionConfig.decode(undefined)
+      const c60 = yield* AttentionConfig.decode(undefined)
       assert.deepStrictEqual(
         [c60.bands.hot.interval_s, c60.bands.warm.interval_s, c60.bands.cool.interval_s, c60.bands.idle.interval_s],
         [30, 60, 60, 60]
       )
       // An (empty) block disables the migration.
-      const block = yield* AttentionConfig.AttentionConfig.decode({}, { legacyPollInterval: 90 })
+      const block = yield* AttentionConfig.decode({}, { legacyPollInterval: 90 })
       assert.strictEqual(block.bands.idle.interval_s, 600)
     })
   )
 
   it.effect("a legacy poll_interval <= 0 yields enabled: false, not a failure", () =>
     Effect.gen(function* () {
-      assert.isFalse((yield* AttentionConfig.AttentionConfig.decode(undefined, { legacyPollInterval: 0 })).enabled)
-      assert.isFalse((yield* AttentionConfig.AttentionConfig.decode(undefined, { legacyPollInterval: -1 })).enabled)
+      assert.isFalse((yield* AttentionConfig.decode(undefined, { legacyPollInterval: 0 })).enabled)
+      assert.isFalse((yield* AttentionConfig.decode(undefined, { legacyPollInterval: -1 })).enabled)
     })
   )
 
   it.effect("a legacy poll_interval below tick_s clamps tick_s with a warning", () =>
     Effect.gen(function* () {
-      const { lines, result } = yield* withLogs(
-        AttentionConfig.AttentionConfig.decode(undefined, { legacyPollInterval: 3 })
-      )
+      const { lines, result } = yield* withLogs(AttentionConfig.decode(undefined, { legacyPollInterval: 3 }))
       assert.strictEqual(result.tick_s, 3)
       assert.strictEqual(result.bands.idle.interval_s, 3)
       assert.deepStrictEqual(
@@ -184,28 +182,24 @@ describe("AttentionConfig", () => {
 
   it.effect("decode fails with AttentionConfigError on each validation rule", () =>
     Effect.gen(function* () {
-      const monotonic = yield* configError(
-        AttentionConfig.AttentionConfig.decode({ bands: { hot: { interval_s: 200, hold_s: 120 } } })
-      )
+      const monotonic = yield* configError(AttentionConfig.decode({ bands: { hot: { interval_s: 200, hold_s: 120 } } }))
       assert.include(monotonic, "monotonic")
       assert.include(
-        yield* configError(AttentionConfig.AttentionConfig.decode({ bands: { hot: { interval_s: 0, hold_s: 120 } } })),
+        yield* configError(AttentionConfig.decode({ bands: { hot: { interval_s: 0, hold_s: 120 } } })),
         "interval_s"
       )
       assert.include(
-        yield* configError(AttentionConfig.AttentionConfig.decode({ bands: { warm: { interval_s: 120, hold_s: 0 } } })),
+        yield* configError(AttentionConfig.decode({ bands: { warm: { interval_s: 120, hold_s: 0 } } })),
         "hold_s"
       )
-      assert.include(yield* configError(AttentionConfig.AttentionConfig.decode({ tick_s: -1 })), "tick_s")
-      assert.include(yield* configError(AttentionConfig.AttentionConfig.decode({ tick_s: 60 })), "tick_s")
+      assert.include(yield* configError(AttentionConfig.decode({ tick_s: -1 })), "tick_s")
+      assert.include(yield* configError(AttentionConfig.decode({ tick_s: 60 })), "tick_s")
       assert.include(
-        yield* configError(
-          AttentionConfig.AttentionConfig.decode({ bands: { lukewarm: { interval_s: 60, hold_s: 60 } } })
-        ),
+        yield* configError(AttentionConfig.decode({ bands: { lukewarm: { interval_s: 60, hold_s: 60 } } })),
         "unknown band name"
       )
       assert.include(
-        yield* configError(AttentionConfig.AttentionConfig.decode({ pinned: { "#ops": "SCORCHING" } })),
+        yield* configError(AttentionConfig.decode({ pinned: { "#ops": "SCORCHING" } })),
         "unknown band name"
       )
     })
@@ -214,7 +208,7 @@ describe("AttentionConfig", () => {
   it.effect("an IDLE hold_s is dropped with Effect.logWarning", () =>
     Effect.gen(function* () {
       const { lines, result } = yield* withLogs(
-        AttentionConfig.AttentionConfig.decode({ bands: { idle: { interval_s: 600, hold_s: 60 } } })
+        AttentionConfig.decode({ bands: { idle: { interval_s: 600, hold_s: 60 } } })
       )
       assert.isUndefined(result.bands.idle.hold_s)
       assert.strictEqual(lines.length, 1)
@@ -225,15 +219,15 @@ describe("AttentionConfig", () => {
 
   it.effect("pinned bands live in the attention block as pinned: { target: BAND }", () =>
     Effect.gen(function* () {
-      const config = yield* AttentionConfig.AttentionConfig.decode({ pinned: { "#ops": "HOT" } })
+      const config = yield* AttentionConfig.decode({ pinned: { "#ops": "HOT" } })
       assert.deepStrictEqual(config.pinned, { "#ops": "HOT" })
     })
   )
 
   it.effect("resolve merges per band: a band given replaces the daemon's spec, others inherit", () =>
     Effect.gen(function* () {
-      const daemon = yield* AttentionConfig.AttentionConfig.decode({ thread_window_s: 900 })
-      const agent = yield* AttentionConfig.AttentionConfig.resolve(daemon, {
+      const daemon = yield* AttentionConfig.decode({ thread_window_s: 900 })
+      const agent = yield* AttentionConfig.resolve(daemon, {
         tick_s: 3,
         bands: { hot: { interval_s: 15, hold_s: 60 }, idle: { interval_s: 1800 } }
       })
@@ -242,28 +236,24 @@ describe("AttentionConfig", () => {
       assert.strictEqual(agent.bands.idle.interval_s, 1800)
       assert.strictEqual(agent.tick_s, 3)
       assert.strictEqual(agent.thread_window_s, 900)
-      assert.strictEqual(yield* AttentionConfig.AttentionConfig.resolve(daemon, undefined), daemon)
-      assert.strictEqual(yield* AttentionConfig.AttentionConfig.resolve(daemon, {}), daemon)
+      assert.strictEqual(yield* AttentionConfig.resolve(daemon, undefined), daemon)
+      assert.strictEqual(yield* AttentionConfig.resolve(daemon, {}), daemon)
     })
   )
 
   it.effect("resolve validates the merged config and fails with AttentionConfigError", () =>
     Effect.gen(function* () {
-      const daemon = AttentionConfig.AttentionConfig.defaults
+      const daemon = AttentionConfig.defaults
       assert.include(
-        yield* configError(AttentionConfig.AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15 } } })),
+        yield* configError(AttentionConfig.resolve(daemon, { bands: { hot: { interval_s: 15 } } })),
         "hold_s"
       )
       assert.include(
-        yield* configError(
-          AttentionConfig.AttentionConfig.resolve(daemon, { bands: { warm: { interval_s: 20, hold_s: 60 } } })
-        ),
+        yield* configError(AttentionConfig.resolve(daemon, { bands: { warm: { interval_s: 20, hold_s: 60 } } })),
         "monotonic"
       )
       assert.include(
-        yield* configError(
-          AttentionConfig.AttentionConfig.resolve(daemon, { bands: { tepid: { interval_s: 20, hold_s: 60 } } })
-        ),
+        yield* configError(AttentionConfig.resolve(daemon, { bands: { tepid: { interval_s: 20, hold_s: 60 } } })),
         "unknown band name"
       )
     })
@@ -303,8 +293,8 @@ describe("AttentionConfig: bad input", () => {
       for (const [raw, overrides, legacy] of samples) {
         const options = legacy === null ? {} : { legacyPollInterval: legacy }
         const exit = yield* Effect.exit(
-          AttentionConfig.AttentionConfig.decode(raw, options).pipe(
-            Effect.flatMap((daemon) => AttentionConfig.AttentionConfig.resolve(daemon, overrides)),
+          AttentionConfig.decode(raw, options).pipe(
+            Effect.flatMap((daemon) => AttentionConfig.resolve(daemon, overrides)),
             Effect.provideService(References.MinimumLogLevel, "None")
           )
         )
@@ -328,7 +318,7 @@ describe("AttentionConfig: bad input", () => {
 describe("Tracker", () => {
   it("onDirect moves to HOT and emits { target, from, to, cause: direct } only on a change", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     assert.strictEqual(tracker.onDirect("#dev", 10), "HOT")
     assert.strictEqual(tracker.onDirect("#dev", 11), "HOT")
     assert.deepStrictEqual(r.transitions, [{ target: "#dev", from: "IDLE", to: "HOT", cause: "direct" }])
@@ -338,22 +328,20 @@ describe("Tracker", () => {
   })
 
   it("make works without options, and with a hand-built upstream-shaped config (no pinned key)", () => {
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+    const tracker = Tracker.make(AttentionConfig.defaults)
     assert.strictEqual(tracker.onDirect("#dev", 0), "HOT")
-    const { pinned: _pinned, ...upstreamShaped } = AttentionConfig.AttentionConfig.defaults
+    const { pinned: _pinned, ...upstreamShaped } = AttentionConfig.defaults
     const untyped = Tracker.make(upstreamShaped as unknown as AttentionConfig.AttentionConfig)
     assert.strictEqual(untyped.onDirect("#dev", 0), "HOT")
     assert.strictEqual(
-      AttentionConfig.AttentionConfig.summary(upstreamShaped as unknown as AttentionConfig.AttentionConfig).includes(
-        "pinned"
-      ),
+      AttentionConfig.summary(upstreamShaped as unknown as AttentionConfig.AttentionConfig).includes("pinned"),
       false
     )
   })
 
   it("onAmbient steps one band warmer capped at WARM, never demotes, and always refreshes the hold", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     assert.deepStrictEqual(
       [tracker.onAmbient("#a", 0), tracker.onAmbient("#a", 1), tracker.onAmbient("#a", 2)],
       ["COOL", "WARM", "WARM"]
@@ -374,7 +362,7 @@ describe("Tracker", () => {
 
   it("decay is lazy (inside dueTargets), strict against hold, and one late check walks several bands", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     tracker.onDirect("#a", 0)
     r.transitions.length = 0
     tracker.dueTargets(120)
@@ -392,7 +380,7 @@ describe("Tracker", () => {
   })
 
   it("never-polled targets are always due; markPolled makes them wait their band's interval", () => {
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+    const tracker = Tracker.make(AttentionConfig.defaults)
     tracker.onDirect("#hot", 0)
     tracker.seed("#quiet")
     assert.deepStrictEqual(tracker.dueTargets(0), ["#hot", "#quiet"])
@@ -406,7 +394,7 @@ describe("Tracker", () => {
 
   it("a backwards clock does nothing", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     tracker.onDirect("#a", 1000)
     tracker.markPolled("#a", 1000)
     assert.deepStrictEqual(tracker.dueTargets(500), [])
@@ -415,7 +403,7 @@ describe("Tracker", () => {
   })
 
   it("seed is idempotent and forget drops a target", () => {
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+    const tracker = Tracker.make(AttentionConfig.defaults)
     tracker.onDirect("#a", 0)
     tracker.seed("#a")
     assert.strictEqual(bandIn(tracker, "#a"), "HOT")
@@ -429,7 +417,7 @@ describe("Tracker", () => {
 
   it("set(target, band, now) is manual and decays normally from now", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     assert.strictEqual(tracker.set("#a", "WARM", 10), "WARM")
     assert.deepStrictEqual(r.transitions, [{ target: "#a", from: "IDLE", to: "WARM", cause: "manual" }])
     tracker.dueTargets(310)
@@ -440,7 +428,7 @@ describe("Tracker", () => {
 
   it("set with ttlS holds the band until expiry; the hold timer restarts at expiry, then decay is normal", () => {
     const r = recorder()
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults, { onTransition: r.onTransition })
+    const tracker = Tracker.make(AttentionConfig.defaults, { onTransition: r.onTransition })
     tracker.set("#a", "HOT", 0, { ttlS: 1000 })
     tracker.dueTargets(999)
     assert.strictEqual(bandIn(tracker, "#a"), "HOT")
@@ -455,7 +443,7 @@ describe("Tracker", () => {
   })
 
   it("a direct stimulus always wins over a manual hold", () => {
-    const tracker = Tracker.make(AttentionConfig.AttentionConfig.defaults)
+    const tracker = Tracker.make(AttentionConfig.defaults)
     tracker.set("#a", "IDLE", 0, { ttlS: 10_000 })
     tracker.onDirect("#a", 0) // creates nothing new: #a exists at IDLE
     assert.strictEqual(bandIn(tracker, "#a"), "HOT")
@@ -467,7 +455,7 @@ describe("Tracker", () => {
   })
 
   it("pinned targets start at their band and never decay", () => {
-    const config = { ...AttentionConfig.AttentionConfig.defaults, pinned: { "#ops": "HOT" as const } }
+    const config = { ...AttentionConfig.defaults, pinned: { "#ops": "HOT" as const } }
     const tracker = Tracker.make(config)
     tracker.seed("#ops")
     assert.strictEqual(bandIn(tracker, "#ops"), "HOT")
@@ -483,7 +471,7 @@ describe("Tracker", () => {
 
 describe("Engagement", () => {
   it("is the thread-window predicate: spoke or was mentioned within thread_window_s, exactly the window counts", () => {
-    const engagement = Engagement.make(AttentionConfig.AttentionConfig.defaults)
+    const engagement = Engagement.make(AttentionConfig.defaults)
     assert.isFalse(engagement.isEngaged("#dev", 0))
     engagement.engage("#dev", 100)
     assert.isTrue(engagement.isEngaged("#dev", 1900))
@@ -504,7 +492,7 @@ const schedulerOptions = (
   polls: Array<string>,
   extra: Partial<Scheduler.SchedulerOptions<never, never>> = {}
 ): Scheduler.SchedulerOptions<never, never> => ({
-  config: AttentionConfig.AttentionConfig.defaults,
+  config: AttentionConfig.defaults,
   agent: "spark-bot",
   poll: (target: string, band: Band.Band) =>
     Effect.sync(() => {
@@ -528,7 +516,7 @@ describe("Scheduler", () => {
         yield* TestClock.adjust("30 seconds") // HOT polls every 30 s
         assert.deepStrictEqual(polls.slice(2), ["#dev@HOT"])
       }).pipe(
-        Effect.provide(Scheduler.Scheduler.layer(schedulerOptions(polls, { targets: ["#general"] }))),
+        Effect.provide(Scheduler.layer(schedulerOptions(polls, { targets: ["#general"] }))),
         withLogs,
         isolatedMetrics
       )
@@ -546,11 +534,7 @@ describe("Scheduler", () => {
         yield* scheduler.resume
         yield* TestClock.adjust("5 seconds")
         assert.deepStrictEqual(polls, ["#a@IDLE"])
-      }).pipe(
-        Effect.provide(Scheduler.Scheduler.layer(schedulerOptions(polls, { targets: ["#a"] }))),
-        withLogs,
-        isolatedMetrics
-      )
+      }).pipe(Effect.provide(Scheduler.layer(schedulerOptions(polls, { targets: ["#a"] }))), withLogs, isolatedMetrics)
     })
   )
 
@@ -560,7 +544,7 @@ describe("Scheduler", () => {
         const scheduler = yield* Scheduler.Scheduler
         yield* scheduler.direct("#dev-chat")
         yield* TestClock.adjust("125 seconds")
-      }).pipe(Effect.provide(Scheduler.Scheduler.layer(schedulerOptions([]))), withLogs, isolatedMetrics)
+      }).pipe(Effect.provide(Scheduler.layer(schedulerOptions([]))), withLogs, isolatedMetrics)
       const texts = lines.map((line) => line.text)
       assert.include(texts, "attention: agent=spark-bot target=#dev-chat band=IDLE→HOT cause=direct")
       assert.include(texts, "attention: agent=spark-bot target=#dev-chat band=HOT→WARM cause=decay")
@@ -607,8 +591,8 @@ describe("Scheduler", () => {
         assert.strictEqual(yield* gauge("#dev"), 1)
       }).pipe(
         Effect.provide(
-          Scheduler.Scheduler.layer({
-            config: AttentionConfig.AttentionConfig.defaults,
+          Scheduler.layer({
+            config: AttentionConfig.defaults,
             agent: "spark-bot",
             targets: ["#quiet"],
             poll: (target: string) => Effect.succeed(target === "#dev" ? ("delivered" as const) : ("empty" as const))
@@ -630,8 +614,8 @@ describe("Scheduler", () => {
         return tick
       }).pipe(
         Effect.provide(
-          Scheduler.Scheduler.layer({
-            config: AttentionConfig.AttentionConfig.defaults,
+          Scheduler.layer({
+            config: AttentionConfig.defaults,
             agent: "spark-bot",
             targets: ["#void", "#yes"],
             // An untyped caller: `void` for nothing found, `true` for delivered.
@@ -666,8 +650,8 @@ describe("Scheduler", () => {
         assert.strictEqual(polls.length, 4)
       }).pipe(
         Effect.provide(
-          Scheduler.Scheduler.layer({
-            config: AttentionConfig.AttentionConfig.defaults,
+          Scheduler.layer({
+            config: AttentionConfig.defaults,
             agent: "spark-bot",
             targets: ["#a", "#b", "#c"],
             poll: (target: string) =>

@@ -19,7 +19,7 @@ const options = (
   h: Harness,
   overrides: Partial<Scheduler.SchedulerOptions<string, never>> = {}
 ): Scheduler.SchedulerOptions<string, never> => ({
-  config: AttentionConfig.AttentionConfig.defaults,
+  config: AttentionConfig.defaults,
   agent,
   poll: (target: string, band: Band.Band) =>
     Effect.suspend(() => {
@@ -66,7 +66,7 @@ describe("Scheduler", () => {
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            yield* Scheduler.Scheduler.make(options(h, { targets: ["#dev", "#general"], override: true }))
+            yield* Scheduler.make(options(h, { targets: ["#dev", "#general"], override: true }))
             yield* TestClock.adjust("4 seconds")
             assert.deepStrictEqual(h.polls, [])
             yield* TestClock.adjust("1 second")
@@ -93,7 +93,7 @@ describe("Scheduler", () => {
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h))
+            const scheduler = yield* Scheduler.make(options(h))
             assert.strictEqual(yield* scheduler.direct("#dev"), "HOT")
             assert.strictEqual(yield* gaugeValue("#dev"), 0)
             yield* TestClock.adjust("125 seconds")
@@ -141,7 +141,7 @@ describe("Scheduler", () => {
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h, { targets: ["#busy", "#quiet"] }))
+            const scheduler = yield* Scheduler.make(options(h, { targets: ["#busy", "#quiet"] }))
             yield* scheduler.direct("#busy")
             const results = yield* scheduler.tick
             assert.deepStrictEqual(results, [
@@ -168,7 +168,7 @@ describe("Scheduler", () => {
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            yield* Scheduler.Scheduler.make(options(h, { targets: ["#a", "#b", "#c"] }))
+            yield* Scheduler.make(options(h, { targets: ["#a", "#b", "#c"] }))
             yield* TestClock.adjust("5 seconds")
             assert.deepStrictEqual(h.polls, ["#a@IDLE", "#b@IDLE", "#c@IDLE"])
             h.fail.clear()
@@ -195,7 +195,7 @@ describe("Scheduler", () => {
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h, { targets: ["#dev"] }))
+            const scheduler = yield* Scheduler.make(options(h, { targets: ["#dev"] }))
             yield* scheduler.pause
             assert.isTrue(yield* scheduler.isPaused)
             assert.strictEqual(yield* scheduler.direct("#dev"), "HOT")
@@ -222,7 +222,7 @@ describe("Scheduler", () => {
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h))
+            const scheduler = yield* Scheduler.make(options(h))
             // Ambient without prior engagement is a no-op: no target is created.
             assert.isTrue(Option.isNone(yield* scheduler.ambient("#dev")))
             assert.isTrue(Option.isNone(yield* scheduler.get("#dev")))
@@ -250,7 +250,7 @@ describe("Scheduler", () => {
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h, { targets: ["#a"] }))
+            const scheduler = yield* Scheduler.make(options(h, { targets: ["#a"] }))
             yield* TestClock.adjust("5 seconds")
             assert.strictEqual(yield* scheduler.join("#joined"), "IDLE")
             yield* scheduler.direct("#a")
@@ -274,7 +274,7 @@ describe("Scheduler", () => {
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(
+            const scheduler = yield* Scheduler.make(
               options(h, {
                 targets: ["#slow"],
                 poll: (target) => Effect.as(Effect.sleep("2 seconds"), target === "#slow" ? "delivered" : "empty")
@@ -297,7 +297,7 @@ describe("Scheduler", () => {
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h))
+            const scheduler = yield* Scheduler.make(options(h))
             assert.strictEqual(yield* scheduler.set("#dev", "HOT", { ttlS: 600 }), "HOT")
             yield* TestClock.adjust("700 seconds")
             assert.strictEqual(yield* bandOf(scheduler, "#dev"), "HOT")
@@ -317,13 +317,13 @@ describe("Scheduler", () => {
     Effect.gen(function* () {
       const h = harness()
       const config: AttentionConfig.AttentionConfig = {
-        ...AttentionConfig.AttentionConfig.defaults,
+        ...AttentionConfig.defaults,
         pinned: { "#ops": "HOT" }
       }
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h, { config }))
+            const scheduler = yield* Scheduler.make(options(h, { config }))
             assert.strictEqual(yield* scheduler.direct("#ops"), "HOT")
             assert.strictEqual(yield* gaugeValue("#ops"), 0)
             yield* TestClock.adjust("3600 seconds")
@@ -340,11 +340,11 @@ describe("Scheduler", () => {
   it.effect("enabled: false selects the legacy loop: every target every poll_interval", () =>
     Effect.gen(function* () {
       const h = harness()
-      const config = yield* AttentionConfig.AttentionConfig.decode({ enabled: false }, { legacyPollInterval: 45 })
+      const config = yield* AttentionConfig.decode({ enabled: false }, { legacyPollInterval: 45 })
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make(options(h, { config, targets: ["#a", "#b"] }))
+            const scheduler = yield* Scheduler.make(options(h, { config, targets: ["#a", "#b"] }))
             yield* scheduler.direct("#a")
             yield* TestClock.adjust("44 seconds")
             assert.deepStrictEqual(h.polls, [])
@@ -361,11 +361,11 @@ describe("Scheduler", () => {
   it.effect("legacy poll_interval <= 0 means no polling at all", () =>
     Effect.gen(function* () {
       const h = harness()
-      const config = yield* AttentionConfig.AttentionConfig.decode(undefined, { legacyPollInterval: 0 })
+      const config = yield* AttentionConfig.decode(undefined, { legacyPollInterval: 0 })
       const { lines } = yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            yield* Scheduler.Scheduler.make(options(h, { config, targets: ["#a"] }))
+            yield* Scheduler.make(options(h, { config, targets: ["#a"] }))
             yield* TestClock.adjust("3600 seconds")
             assert.deepStrictEqual(h.polls, [])
           })
@@ -384,7 +384,7 @@ describe("Scheduler", () => {
           yield* scheduler.direct("#dev")
           yield* TestClock.adjust("5 seconds")
           assert.deepStrictEqual(h.polls, ["#dev@HOT"])
-        }).pipe(Effect.provide(Scheduler.Scheduler.layer(options(h))))
+        }).pipe(Effect.provide(Scheduler.layer(options(h))))
       )
     })
   )
@@ -394,7 +394,7 @@ describe("Scheduler", () => {
       const h = harness()
       yield* scenario(
         Effect.gen(function* () {
-          yield* Effect.scoped(Scheduler.Scheduler.make(options(h, { targets: ["#a"] })))
+          yield* Effect.scoped(Scheduler.make(options(h, { targets: ["#a"] })))
           yield* TestClock.adjust("60 seconds")
           assert.deepStrictEqual(h.polls, [])
         })
@@ -409,8 +409,8 @@ describe("Scheduler", () => {
       yield* scenario(
         Effect.scoped(
           Effect.gen(function* () {
-            const scheduler = yield* Scheduler.Scheduler.make({
-              config: AttentionConfig.AttentionConfig.defaults,
+            const scheduler = yield* Scheduler.make({
+              config: AttentionConfig.defaults,
               agent,
               targets: ["#a"],
               poll: (target) =>
@@ -430,8 +430,8 @@ describe("Scheduler", () => {
 
 describe("Scheduler.layer typing", () => {
   it("builds a Layer that requires only what poll requires", () => {
-    const layer: Layer.Layer<Scheduler.Scheduler> = Scheduler.Scheduler.layer({
-      config: AttentionConfig.AttentionConfig.defaults,
+    const layer: Layer.Layer<Scheduler.Scheduler> = Scheduler.layer({
+      config: AttentionConfig.defaults,
       agent,
       poll: () => Effect.succeed("empty" as const)
     })

@@ -5,7 +5,7 @@ import { AttentionConfig, type Band, Tracker } from "../src/index.ts"
 import { examinedInLastCall } from "../src/internal/stats.ts"
 import { ReferenceTracker } from "./ReferenceTracker.ts"
 
-const config = AttentionConfig.AttentionConfig.defaults
+const config = AttentionConfig.defaults
 
 const recording = (cfg: AttentionConfig.AttentionConfig = config) => {
   const transitions: Array<Tracker.Transition> = []

@@ -182,17 +182,27 @@ const make = (options: AwarenessOptions): Effect.Effect<AwarenessShape, Awarenes
  *     source: "nas", tags: ["infra"], alert_id: "cpu", level: "warning", message: "CPU at 97%"
  *   })
  *   return yield* awareness.getBriefing()
- * }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(Store.Store.layerMemory))))
+ * }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(Store.layerMemory))))
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class Awareness extends Context.Service<Awareness, AwarenessShape>()("@heed/collator/Awareness") {
-  /** The service with the given options; requires a {@link Store}; fails on a configuration mistake. */
-  static readonly layerWith = (options: AwarenessOptions = {}): Layer.Layer<Awareness, AwarenessConfigError, Store> =>
-    Layer.effect(Awareness, make(options))
+export class Awareness extends Context.Service<Awareness, AwarenessShape>()("@heed/collator/Awareness") {}
 
-  /** The service with default options; requires a {@link Store}. */
-  static readonly layer: Layer.Layer<Awareness, never, Store> = Layer.effect(Awareness, Effect.orDie(make({})))
-}
+/**
+ * The service with the given options; requires a {@link Store}; fails on a configuration mistake.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerWith = (options: AwarenessOptions = {}): Layer.Layer<Awareness, AwarenessConfigError, Store> =>
+  Layer.effect(Awareness, make(options))
+
+/**
+ * The service with default options; requires a {@link Store}.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Awareness, never, Store> = Layer.effect(Awareness, Effect.orDie(make({})))

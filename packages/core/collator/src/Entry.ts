@@ -361,11 +361,9 @@ export const dataSchemas = {
 } as const
 
 /**
- * The entry envelope schema (`id, type, source, tags, created, updated, expires, deleted, data, logical_key`),
- * carrying the per-type data schemas as statics: `Entry.StatusData`, `Entry.AlertData`, `Entry.PatternData`,
- * `Entry.SuppressionData`, `Entry.ContextData`, `Entry.PreferenceData`, `Entry.NoteData`, `Entry.IntentionData`,
- * plus `Entry.Type` (the {@link EntryType} schema), `Entry.Level`, `Entry.severityRank` and `Entry.data` (the
- * data schemas keyed by type).
+ * The entry envelope schema (`id, type, source, tags, created, updated, expires, deleted, data, logical_key`). The
+ * per-type data schemas ({@link StatusData}, {@link AlertData}, ...) decode its `data`; {@link dataSchemas} has them
+ * keyed by type.
  *
  * **Example** (Decoding an alert entry)
  *
@@ -377,29 +375,13 @@ export const dataSchemas = {
  *   id: "a1", type: "alert", source: "nas", created: "2026-03-19T15:00:00Z",
  *   data: { alert_id: "cpu", level: "warning", message: "CPU at 97%" }
  * })
- * const alert = Schema.decodeUnknownSync(Entry.Entry.AlertData)(entry.data) // resolved: false, alert_type: "threshold"
+ * const alert = Schema.decodeUnknownSync(Entry.AlertData)(entry.data) // resolved: false, alert_type: "threshold"
  * ```
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Entry = Object.assign(envelope, {
-  Entry: envelope,
-  Type: EntryType,
-  Level,
-  StatusData,
-  AlertData,
-  PatternData,
-  SuppressionData,
-  ContextData,
-  PreferenceData,
-  NoteData,
-  IntentionData,
-  TimeInterval,
-  IntentionState,
-  severityRank,
-  data: dataSchemas
-})
+export const Entry = envelope
 
 /**
  * An entry: the envelope with `data` as a JSON object (decode it with the type's schema for typed access).

@@ -241,13 +241,18 @@ const makeMemory = Effect.sync(() => {
  * const program = Effect.gen(function*() {
  *   const store = yield* Store.Store
  *   return yield* store.query({ types: ["alert"], data: { resolved: false } })
- * }).pipe(Effect.provide(Store.Store.layerMemory))
+ * }).pipe(Effect.provide(Store.layerMemory))
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class Store extends Context.Service<Store, StoreShape>()("@heed/collator/Store") {
-  /** An in-memory store; every build of the layer starts empty. */
-  static readonly layerMemory: Layer.Layer<Store> = Layer.effect(Store, makeMemory)
-}
+export class Store extends Context.Service<Store, StoreShape>()("@heed/collator/Store") {}
+
+/**
+ * An in-memory store; every build of the layer starts empty.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMemory: Layer.Layer<Store> = Layer.effect(Store, makeMemory)

@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import { Awareness, AwarenessError, AwarenessTools, Store } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
-const TestLayer = Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))
+const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
 
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(START)
@@ -317,7 +317,7 @@ describe("Awareness: the cached briefing", () => {
       })
       const awareness = yield* Effect.provide(
         instance,
-        Awareness.Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, gated)))
+        Awareness.layer.pipe(Layer.provide(Layer.succeed(Store.Store, gated)))
       )
       const until = (condition: () => boolean) =>
         Effect.gen(function* () {
@@ -348,7 +348,7 @@ describe("Awareness: the cached briefing", () => {
       assert.strictEqual(generations, 2)
       // the next reader sees the last write
       assert.deepStrictEqual(Object.keys((yield* awareness.getBriefing()).sources).sort(), ["a", "b", "c"])
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("is rebuilt when time changes the answer (a status goes stale)", () =>
@@ -366,8 +366,8 @@ describe("Awareness: the cached briefing", () => {
   it.effect("sees writes made by another Awareness instance over the same store", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.layer)
       assert.strictEqual((yield* one.getBriefing()).active_alerts, 0)
       yield* two.reportAlert({
         source: "ci",
@@ -378,7 +378,7 @@ describe("Awareness: the cached briefing", () => {
         message: "CI red"
       })
       assert.strictEqual((yield* one.getBriefing()).active_alerts, 1)
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("alerts from a source without status appear in the briefing", () =>
@@ -518,13 +518,13 @@ describe("Awareness: flap damping", () => {
   it.effect("a flapping alert resolved between a briefing's reads of firing and resolved alerts counts once", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const other = yield* Effect.provide(instance, Awareness.layer)
       const report = (resolved: boolean) => uplink(other, resolved)
       const racing = yield* afterRead(
         (filter) => filter.types?.[0] === "alert" && filter.data?.resolved === false,
         report(true)
       )
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
       for (const resolved of [false, true, false]) {
         yield* report(resolved)
         yield* minutes(5)
@@ -533,7 +533,7 @@ describe("Awareness: flap damping", () => {
       const briefing = yield* one.getBriefing()
       assert.isTrue(racing.fired())
       assert.deepStrictEqual([briefing.active_alerts, briefing.sources.nas?.flapping], [1, true])
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("an alert that flaps keeps firing in the briefing instead of toggling", () =>
@@ -605,7 +605,7 @@ describe("Awareness: intentions", () => {
   for (const options of [{ firedRetentionMinutes: 10 }, { fired_retention_minutes: 10 }]) {
     it.effect(`the fired-intention retention is configurable (${Object.keys(options)[0]})`, () =>
       Effect.gen(function* () {
-        const awareness = yield* Effect.provide(instance, Awareness.Awareness.layerWith(options))
+        const awareness = yield* Effect.provide(instance, Awareness.layerWith(options))
         yield* TestClock.setTime(START)
         yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
@@ -613,7 +613,7 @@ describe("Awareness: intentions", () => {
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
         yield* minutes(1)
         assert.isUndefined((yield* awareness.getBriefing()).fired_intentions)
-      }).pipe(Effect.provide(Store.Store.layerMemory))
+      }).pipe(Effect.provide(Store.layerMemory))
     )
   }
 
@@ -673,8 +673,8 @@ describe("Awareness: intentions", () => {
   it.effect("intentions are marked new exactly once under concurrent briefing reads (also across instances)", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.layer)
       for (let i = 0; i < 5; i++) {
         yield* one.remind({ goal: `Task ${i}`, source: "personal", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
       }
@@ -689,18 +689,18 @@ describe("Awareness: intentions", () => {
         .map((item) => item.goal)
       assert.deepStrictEqual([...delivered].sort(), ["Task 0", "Task 1", "Task 2", "Task 3", "Task 4"])
       for (const briefing of briefings) assert.lengthOf(briefing.fired_intentions ?? [], 5)
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("an intention another replica claims between a briefing's reads of pending and fired ones shows once", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const other = yield* Effect.provide(instance, Awareness.layer)
       const racing = yield* afterRead(
         (filter) => filter.types?.[0] === "intention" && filter.data?.state === "pending",
         other.getBriefing()
       )
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
       const { id } = yield* one.remind({ goal: "Call", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
       racing.arm()
       const read = yield* one.getBriefing()
@@ -711,7 +711,7 @@ describe("Awareness: intentions", () => {
         [[id, undefined]]
       )
       assert.strictEqual(read.evaluation.intentions_fired, 1)
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("a future intention within the horizon is upcoming; one beyond it is only pending", () =>
@@ -966,7 +966,7 @@ describe("Awareness: store failures", () => {
       assert.isTrue(write.retryable)
       const read = yield* failure(awareness.getBriefing())
       assert.strictEqual(read.code, "unavailable")
-    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provide(failing))))
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provide(failing))))
   )
 })
 
@@ -1025,9 +1025,7 @@ describe("Awareness: audit fixes", () => {
     Effect.gen(function* () {
       const error = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(
-            Awareness.Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.Store.layerMemory))
-          )
+          Layer.build(Awareness.layerWith({ timezone: "Mars/Olympus" }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
       assert.instanceOf(error, AwarenessError.AwarenessConfigError)
@@ -1035,26 +1033,20 @@ describe("Awareness: audit fixes", () => {
       assert.include(error.message, "Mars/Olympus")
       const negative = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(
-            Awareness.Awareness.layerWith({ firedRetentionMinutes: -1 }).pipe(Layer.provide(Store.Store.layerMemory))
-          )
+          Layer.build(Awareness.layerWith({ firedRetentionMinutes: -1 }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
       assert.strictEqual(negative.option, "firedRetentionMinutes")
       const negativeAlias = yield* Effect.flip(
         Effect.scoped(
-          Layer.build(
-            Awareness.Awareness.layerWith({ max_cache_age_sec: -5 }).pipe(Layer.provide(Store.Store.layerMemory))
-          )
+          Layer.build(Awareness.layerWith({ max_cache_age_sec: -5 }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
       assert.strictEqual(negativeAlias.option, "max_cache_age_sec")
       assert.include(negativeAlias.message, "got -5")
       const ok = yield* Effect.exit(
         Effect.scoped(
-          Layer.build(
-            Awareness.Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.Store.layerMemory))
-          )
+          Layer.build(Awareness.layerWith({ timezone: "Europe/Berlin" }).pipe(Layer.provide(Store.layerMemory)))
         )
       )
       assert.isTrue(Exit.isSuccess(ok))
@@ -1101,7 +1093,7 @@ describe("Awareness: audit fixes", () => {
       const briefing = yield* alertOnce.pipe(Effect.provide(TestLayer))
       assert.strictEqual(briefing.sources.nas?.status, "warning")
       // The layer's requirements are exactly Store: checked by tsc, not at run time.
-      Awareness.Awareness.layer satisfies Layer.Layer<Awareness.Awareness, never, Store.Store>
+      Awareness.layer satisfies Layer.Layer<Awareness.Awareness, never, Store.Store>
     })
   )
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema, Stream } from "effect"
 import { Awareness, AwarenessTools, Store } from "../src/index.ts"
 
-const TestLayer = Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))
+const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
 
 const failure = (name: string, params: unknown) => Effect.flip(AwarenessTools.call(name, params))
 

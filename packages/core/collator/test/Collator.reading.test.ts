@@ -184,6 +184,6 @@ describe("dates: naive means UTC, impossible dates are rejected", () => {
       const { upcoming } = yield* awareness.getBriefing()
       assert.strictEqual(upcoming[0]?.deliver_at, "2026-03-20T12:30:00Z")
       assert.strictEqual(upcoming[0]?.in_minutes, 30)
-    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))))
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
   )
 })

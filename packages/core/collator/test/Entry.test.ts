@@ -15,14 +15,14 @@ describe("Entry", () => {
     assert.isNull(entry.updated)
     assert.isNull(entry.expires)
     assert.isNull(entry.deleted)
-    const alert = Schema.decodeUnknownSync(Entry.Entry.AlertData)(entry.data)
+    const alert = Schema.decodeUnknownSync(Entry.AlertData)(entry.data)
     assert.strictEqual(alert.resolved, false)
     assert.strictEqual(alert.alert_type, "threshold")
   })
 
   it("per-type data schemas carry upstream's defaults", () => {
-    assert.strictEqual(Schema.decodeUnknownSync(Entry.Entry.StatusData)({}).ttl_sec, 120)
-    const suppression = Schema.decodeUnknownSync(Entry.Entry.SuppressionData)({})
+    assert.strictEqual(Schema.decodeUnknownSync(Entry.StatusData)({}).ttl_sec, 120)
+    const suppression = Schema.decodeUnknownSync(Entry.SuppressionData)({})
     assert.deepStrictEqual(
       { ...suppression },
       {
@@ -32,23 +32,23 @@ describe("Entry", () => {
         reason: ""
       }
     )
-    const pattern = Schema.decodeUnknownSync(Entry.Entry.PatternData)({ description: "d" })
+    const pattern = Schema.decodeUnknownSync(Entry.PatternData)({ description: "d" })
     assert.deepStrictEqual(
       { ...pattern },
       { description: "d", conditions: {}, effect: "", learned_from: "conversation" }
     )
-    assert.strictEqual(Schema.decodeUnknownSync(Entry.Entry.PreferenceData)({ key: "k", value: "v" }).scope, "global")
-    assert.strictEqual(Schema.decodeUnknownSync(Entry.Entry.NoteData)({ description: "d" }).content_type, "text/plain")
-    const intention = Schema.decodeUnknownSync(Entry.Entry.IntentionData)({ goal: "g" })
+    assert.strictEqual(Schema.decodeUnknownSync(Entry.PreferenceData)({ key: "k", value: "v" }).scope, "global")
+    assert.strictEqual(Schema.decodeUnknownSync(Entry.NoteData)({ description: "d" }).content_type, "text/plain")
+    const intention = Schema.decodeUnknownSync(Entry.IntentionData)({ goal: "g" })
     assert.strictEqual(intention.state, "pending")
     assert.strictEqual(intention.urgency, "normal")
-    assert.strictEqual(Entry.Entry.data.context, Entry.Entry.ContextData)
+    assert.strictEqual(Entry.dataSchemas.context, Entry.ContextData)
   })
 
   it.effect("bad data fails decoding with a typed error, never a throw", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
-        Schema.decodeUnknownEffect(Entry.Entry.AlertData)({ alert_id: "x", level: "fatal", message: "m" })
+        Schema.decodeUnknownEffect(Entry.AlertData)({ alert_id: "x", level: "fatal", message: "m" })
       )
       assert.include(error.message, "level")
       const badType = yield* Effect.flip(
@@ -63,7 +63,7 @@ describe("Entry", () => {
       ["info", "warning", "critical", "fatal", undefined].map(Entry.severityRank),
       [0, 1, 2, -1, -1]
     )
-    assert.strictEqual(Entry.Entry.severityRank, Entry.severityRank)
+    assert.strictEqual(Entry.severityRank, Entry.severityRank)
   })
 })
 
@@ -97,22 +97,16 @@ describe("Entry: timestamps are ISO 8601 instants", () => {
   })
 
   it("rejects deliver_at, acknowledged_at, state_changes and changelog times that are not timestamps", () => {
-    assert.isTrue(
-      Schema.decodeUnknownExit(Entry.Entry.IntentionData)({ goal: "g", deliver_at: "soon" })._tag === "Failure"
-    )
+    assert.isTrue(Schema.decodeUnknownExit(Entry.IntentionData)({ goal: "g", deliver_at: "soon" })._tag === "Failure")
     assert.strictEqual(
-      Schema.decodeUnknownSync(Entry.Entry.IntentionData)({ goal: "g", deliver_at: "2026-03-19T15:25:00Z" }).deliver_at,
+      Schema.decodeUnknownSync(Entry.IntentionData)({ goal: "g", deliver_at: "2026-03-19T15:25:00Z" }).deliver_at,
       "2026-03-19T15:25:00Z"
     )
     const alert = { alert_id: "a", level: "warning", message: "m" }
+    assert.isTrue(Schema.decodeUnknownExit(Entry.AlertData)({ ...alert, acknowledged_at: "now" })._tag === "Failure")
+    assert.isTrue(Schema.decodeUnknownExit(Entry.AlertData)({ ...alert, state_changes: ["later"] })._tag === "Failure")
     assert.isTrue(
-      Schema.decodeUnknownExit(Entry.Entry.AlertData)({ ...alert, acknowledged_at: "now" })._tag === "Failure"
-    )
-    assert.isTrue(
-      Schema.decodeUnknownExit(Entry.Entry.AlertData)({ ...alert, state_changes: ["later"] })._tag === "Failure"
-    )
-    assert.isTrue(
-      Schema.decodeUnknownExit(Entry.Entry.NoteData)({ description: "d", changelog: [{ updated: "x", changed: {} }] })
+      Schema.decodeUnknownExit(Entry.NoteData)({ description: "d", changelog: [{ updated: "x", changed: {} }] })
         ._tag === "Failure"
     )
   })

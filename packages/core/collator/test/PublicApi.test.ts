@@ -79,7 +79,7 @@ const snapshot = (parts: Partial<Collator.Snapshot> = {}): Collator.Snapshot => 
 // ---------------------------------------------------------------------------------------------------------------
 // Awareness fixtures
 
-const TestLayer = Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))
+const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(START)
   return yield* Awareness.Awareness
@@ -93,10 +93,10 @@ const instance = Effect.gen(function* () {
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 const typeCheck = <T extends true>(value: T): T => value
-typeCheck<Equals<Layer.Services<typeof Awareness.Awareness.layer>, Store.Store>>(true)
-typeCheck<Equals<Layer.Services<typeof Store.Store.layerMemory>, never>>(true)
-typeCheck<Equals<Layer.Error<typeof Store.Store.layerMemory>, never>>(true)
-typeCheck<Equals<Layer.Success<typeof Awareness.Awareness.layer>, Awareness.Awareness>>(true)
+typeCheck<Equals<Layer.Services<typeof Awareness.layer>, Store.Store>>(true)
+typeCheck<Equals<Layer.Services<typeof Store.layerMemory>, never>>(true)
+typeCheck<Equals<Layer.Error<typeof Store.layerMemory>, never>>(true)
+typeCheck<Equals<Layer.Success<typeof Awareness.layer>, Awareness.Awareness>>(true)
 typeCheck<Equals<Context.Service.Identifier<typeof Store.Store>, Store.Store>>(true)
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ describe("PublicApi: Entry", () => {
       assert.strictEqual(decoded.expires, "2026-04-18T15:00:00Z")
       assert.isNull(decoded.deleted)
       assert.isNull(decoded.logical_key ?? null)
-      const data = yield* Schema.decodeUnknownEffect(Entry.Entry.IntentionData)(decoded.data)
+      const data = yield* Schema.decodeUnknownEffect(Entry.IntentionData)(decoded.data)
       assert.strictEqual(data.deliver_at, "2026-03-19T18:00:00Z")
       assert.strictEqual(data.urgency, "normal")
       assert.strictEqual(data.learned_from, "conversation")
@@ -149,9 +149,9 @@ describe("PublicApi: Entry", () => {
 
   it.effect("per-type data schemas for all eight types, with upstream field names and defaults", () =>
     Effect.gen(function* () {
-      const status = yield* Schema.decodeUnknownEffect(Entry.Entry.StatusData)({ metrics: { cpu_pct: 3 } })
+      const status = yield* Schema.decodeUnknownEffect(Entry.StatusData)({ metrics: { cpu_pct: 3 } })
       assert.strictEqual(status.ttl_sec, 120)
-      const alert = yield* Schema.decodeUnknownEffect(Entry.Entry.AlertData)({
+      const alert = yield* Schema.decodeUnknownEffect(Entry.AlertData)({
         alert_id: "cpu",
         level: "critical",
         alert_type: "baseline",
@@ -159,27 +159,27 @@ describe("PublicApi: Entry", () => {
       })
       assert.strictEqual(alert.resolved, false)
       assert.strictEqual(alert.alert_type, "baseline")
-      const pattern = yield* Schema.decodeUnknownEffect(Entry.Entry.PatternData)({ description: "d" })
+      const pattern = yield* Schema.decodeUnknownEffect(Entry.PatternData)({ description: "d" })
       assert.deepStrictEqual(pattern.conditions, {})
       assert.strictEqual(pattern.effect, "")
       assert.strictEqual(pattern.learned_from, "conversation")
-      const suppression = yield* Schema.decodeUnknownEffect(Entry.Entry.SuppressionData)({})
+      const suppression = yield* Schema.decodeUnknownEffect(Entry.SuppressionData)({})
       assert.isNull(suppression.metric)
       assert.strictEqual(suppression.suppress_level, "warning")
       assert.isTrue(suppression.escalation_override)
       assert.strictEqual(suppression.reason, "")
-      const context = yield* Schema.decodeUnknownEffect(Entry.Entry.ContextData)({ description: "c" })
+      const context = yield* Schema.decodeUnknownEffect(Entry.ContextData)({ description: "c" })
       assert.strictEqual(context.description, "c")
-      const preference = yield* Schema.decodeUnknownEffect(Entry.Entry.PreferenceData)({ key: "k", value: "v" })
+      const preference = yield* Schema.decodeUnknownEffect(Entry.PreferenceData)({ key: "k", value: "v" })
       assert.strictEqual(preference.scope, "global")
-      const note = yield* Schema.decodeUnknownEffect(Entry.Entry.NoteData)({ description: "d" })
+      const note = yield* Schema.decodeUnknownEffect(Entry.NoteData)({ description: "d" })
       assert.strictEqual(note.content_type, "text/plain")
       assert.strictEqual(note.learned_from, "conversation")
-      const intention = yield* Schema.decodeUnknownEffect(Entry.Entry.IntentionData)({ goal: "g" })
+      const intention = yield* Schema.decodeUnknownEffect(Entry.IntentionData)({ goal: "g" })
       assert.strictEqual(intention.state, "pending")
       assert.strictEqual(intention.urgency, "normal")
       const badLevel = yield* Effect.flip(
-        Schema.decodeUnknownEffect(Entry.Entry.AlertData)({ alert_id: "a", level: "fatal", message: "m" })
+        Schema.decodeUnknownEffect(Entry.AlertData)({ alert_id: "a", level: "fatal", message: "m" })
       )
       assert.include(badLevel.message, "level")
     })
@@ -515,7 +515,7 @@ describe("PublicApi: Collator.generate(snapshot, now, options?)", () => {
 
 describe("PublicApi: Store", () => {
   // The exported contract suite, run against layerMemory exactly as an adapter would run it.
-  StoreContract.run({ name: "PublicApi layerMemory", layer: Store.Store.layerMemory, describe, it })
+  StoreContract.run({ name: "PublicApi layerMemory", layer: Store.layerMemory, describe, it })
 
   it.effect("Store is a Context.Service; layerMemory needs nothing and starts empty", () =>
     Effect.gen(function* () {
@@ -524,7 +524,7 @@ describe("PublicApi: Store", () => {
       const before = yield* store.version
       yield* store.insert(statusEntry("nas"))
       assert.isAbove(yield* store.version, before)
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 })
 
@@ -710,8 +710,8 @@ describe("PublicApi: Awareness", () => {
   it.effect("intentions fire exactly once under concurrent briefing reads", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer)
-      const two = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const one = yield* Effect.provide(instance, Awareness.layer)
+      const two = yield* Effect.provide(instance, Awareness.layer)
       yield* one.remind({ goal: "Call Bob", source: "personal", tags: [], deliver_at: "2026-03-20T11:59:00Z" })
       const briefings = yield* Effect.all(
         Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? one : two).getBriefing()),
@@ -724,7 +724,7 @@ describe("PublicApi: Awareness", () => {
       assert.lengthOf(fired.entries, 1)
       const firedData = (fired.entries[0]?.data ?? {}) as Record<string, unknown>
       assert.strictEqual(firedData.state_reason, "Delivered via briefing")
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("clear_suppression brings the alert back at once", () =>
@@ -938,14 +938,11 @@ describe("PublicApi: Awareness", () => {
   it.effect("Awareness.layerWith configures the horizon", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const awareness = yield* Effect.provide(
-        instance,
-        Awareness.Awareness.layerWith({ upcomingHorizonMinutes: 24 * 60 * 8 })
-      )
+      const awareness = yield* Effect.provide(instance, Awareness.layerWith({ upcomingHorizonMinutes: 24 * 60 * 8 }))
       yield* awareness.remind({ goal: "Next week", source: "gcal", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
       assert.deepStrictEqual((yield* awareness.getBriefing()).upcoming, [
         { source: "gcal", summary: "Next week", deliver_at: "2026-03-27T12:00:00Z", in_minutes: 7 * 24 * 60 }
       ])
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Store } from "../src/index.ts"
 import { StoreContract } from "../src/testing/index.ts"
 
-StoreContract.run({ name: "layerMemory", layer: Store.Store.layerMemory, describe, it })
+StoreContract.run({ name: "layerMemory", layer: Store.layerMemory, describe, it })
 
 describe("Store.layerMemory", () => {
   it.effect("each build starts empty", () =>
@@ -14,14 +14,14 @@ describe("Store.layerMemory", () => {
           yield* store.insert(StoreContract.makeEntry({ id: "x" }))
           return (yield* store.query({})).length
         }),
-        Store.Store.layerMemory
+        Store.layerMemory
       )
       const second = yield* Effect.provide(
         Effect.gen(function* () {
           const store = yield* Store.Store
           return yield* store.query({})
         }),
-        Store.Store.layerMemory
+        Store.layerMemory
       )
       assert.strictEqual(first, 1)
       assert.strictEqual(second.length, 0)

@@ -116,7 +116,7 @@ Bench.record("decay: 50-turn session, totals", [
 const userMessage = `User: ${prose(2000, 1)}`
 const assistantMessage = `Assistant: ${prose(2000, 2)}`
 
-const expandedSession = (counter: typeof TokenCounter.TokenCounter.layerO200k) => {
+const expandedSession = (counter: typeof TokenCounter.layerO200k) => {
   // A high threshold keeps all 200 expanded: every turn checks all of them.
   const session = buildSession(sessionLayer(200, () => 400, { decay_threshold: 1_000_000 }, counter))
   Effect.runSync(
@@ -131,8 +131,8 @@ const expandedSession = (counter: typeof TokenCounter.TokenCounter.layerO200k) =
   return session
 }
 
-const o200k = expandedSession(TokenCounter.TokenCounter.layerO200k)
-const approximate = expandedSession(TokenCounter.TokenCounter.layerApproximate)
+const o200k = expandedSession(TokenCounter.layerO200k)
+const approximate = expandedSession(TokenCounter.layerApproximate)
 
 await Bench.run(
   "decay: processTurn, 200 expanded efforts, 2k-token messages",

@@ -46,19 +46,13 @@ export const sessionLayer = (
   count: number,
   tokensOf: (n: number) => number,
   config: Session.SessionConfig,
-  counter: Layer.Layer<TokenCounter.TokenCounter> = TokenCounter.TokenCounter.layerO200k
+  counter: Layer.Layer<TokenCounter.TokenCounter> = TokenCounter.layerO200k
 ) => {
   const manifest = Array.from({ length: count }, (_, n) => effort(n))
   const logs: Record<string, Array<Model.LogMessage>> = {}
   for (let n = 0; n < count; n++) logs[manifest[n]!.id] = effortLog(n, tokensOf(n))
-  return Session.Session.layer(config).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        SessionStore.SessionStore.layerMemoryWith({ manifest, logs }),
-        Summarizer.Summarizer.layerExtractive,
-        counter
-      )
-    )
+  return Session.layer(config).pipe(
+    Layer.provide(Layer.mergeAll(SessionStore.layerMemoryWith({ manifest, logs }), Summarizer.layerExtractive, counter))
   )
 }
 

@@ -302,7 +302,7 @@ const view = (core: SessionCore): SessionView => ({
   evicted: [...evictedNow(core)]
 })
 
-const make = (options: SessionConfig = {}) =>
+const build = (options: SessionConfig = {}) =>
   Effect.gen(function* () {
     const store = yield* SessionStore
     const summarizer = yield* Summarizer
@@ -362,8 +362,8 @@ const make = (options: SessionConfig = {}) =>
  *   const { decayed, banners } = yield* session.processTurn({ user: "and the weather?", assistant: "Sunny." })
  * }).pipe(
  *   Effect.provide(
- *     Session.Session.layer().pipe(
- *       Layer.provide([SessionStore.SessionStore.layerMemory, Summarizer.Summarizer.layerExtractive, TokenCounter.TokenCounter.layerO200k])
+ *     Session.layer().pipe(
+ *       Layer.provide([SessionStore.layerMemory, Summarizer.layerExtractive, TokenCounter.layerO200k])
  *     )
  *   )
  * )
@@ -372,25 +372,35 @@ const make = (options: SessionConfig = {}) =>
  * @category services
  * @since 0.1.0
  */
-export class Session extends Context.Service<Session, SessionShape>()("@heed/decay/Session") {
-  /** Builds the session from the stored one. */
-  static readonly make = (
-    config: SessionConfig = {}
-  ): Effect.Effect<
-    SessionShape,
-    SessionConfigError | SessionStoreError,
-    SessionStore | Summarizer | TokenCounter.TokenCounter
-  > => {
-    const invalid = checkConfig(config)
-    return invalid !== undefined ? Effect.fail(invalid) : make(config)
-  }
+export class Session extends Context.Service<Session, SessionShape>()("@heed/decay/Session") {}
 
-  /** A layer for the given settings. */
-  static readonly layer = (
-    config: SessionConfig = {}
-  ): Layer.Layer<
-    Session,
-    SessionConfigError | SessionStoreError,
-    SessionStore | Summarizer | TokenCounter.TokenCounter
-  > => Layer.effect(Session, Session.make(config))
+/**
+ * Builds the session from the stored one.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (
+  config: SessionConfig = {}
+): Effect.Effect<
+  SessionShape,
+  SessionConfigError | SessionStoreError,
+  SessionStore | Summarizer | TokenCounter.TokenCounter
+> => {
+  const invalid = checkConfig(config)
+  return invalid !== undefined ? Effect.fail(invalid) : build(config)
 }
+
+/**
+ * A layer for the given settings.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (
+  config: SessionConfig = {}
+): Layer.Layer<
+  Session,
+  SessionConfigError | SessionStoreError,
+  SessionStore | Summarizer | TokenCounter.TokenCounter
+> => Layer.effect(Session, make(config))

@@ -40,24 +40,99 @@ export interface DecayMetrics {
 }
 
 /**
- * The Effect metrics a session updates, named as in the slice-3 and slice-2 specs: counters
- * `auto_collapses`, `manual_collapses`, `false_decays`, `tokens_saved_by_decay`; gauges
- * `avg_expansion_duration`, `manual_vs_auto_collapse`, `false_decay_rate`, `context_tokens`,
- * `expansion_tokens`, `expansion_overhead`, `savings_vs_naive`.
+ * The `auto_collapses` counter: auto-collapse events.
  *
  * @category constants
  * @since 0.1.0
  */
-export const SessionMetrics = {
-  auto_collapses: Metric.counter("auto_collapses", { description: "Auto-collapse events" }),
-  manual_collapses: Metric.counter("manual_collapses", { description: "Explicit collapse_effort calls" }),
-  false_decays: Metric.counter("false_decays", { description: "Re-expansions within 2 turns of a decay" }),
-  tokens_saved_by_decay: Metric.counter("tokens_saved_by_decay", { description: "Tokens freed by auto-collapses" }),
-  avg_expansion_duration: Metric.gauge("avg_expansion_duration", { description: "Average turns per expansion" }),
-  manual_vs_auto_collapse: Metric.gauge("manual_vs_auto_collapse", { description: "Manual share of collapses" }),
-  false_decay_rate: Metric.gauge("false_decay_rate", { description: "False decays per auto-collapse" }),
-  context_tokens: Metric.gauge("context_tokens", { description: "Tokens in the working context" }),
-  expansion_tokens: Metric.gauge("expansion_tokens", { description: "Tokens of expanded efforts in context" }),
-  expansion_overhead: Metric.gauge("expansion_overhead", { description: "expansion_tokens / context_tokens" }),
-  savings_vs_naive: Metric.gauge("savings_vs_naive", { description: "1 - context / full history tokens" })
-}
+export const auto_collapses = Metric.counter("auto_collapses", { description: "Auto-collapse events" })
+
+/**
+ * The `manual_collapses` counter: explicit collapse_effort calls.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const manual_collapses = Metric.counter("manual_collapses", { description: "Explicit collapse_effort calls" })
+
+/**
+ * The `false_decays` counter: re-expansions within 2 turns of a decay.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const false_decays = Metric.counter("false_decays", { description: "Re-expansions within 2 turns of a decay" })
+
+/**
+ * The `tokens_saved_by_decay` counter: tokens freed by auto-collapses.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const tokens_saved_by_decay = Metric.counter("tokens_saved_by_decay", {
+  description: "Tokens freed by auto-collapses"
+})
+
+/**
+ * The `avg_expansion_duration` gauge: average turns per expansion.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const avg_expansion_duration = Metric.gauge("avg_expansion_duration", {
+  description: "Average turns per expansion"
+})
+
+/**
+ * The `manual_vs_auto_collapse` gauge: manual share of collapses.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const manual_vs_auto_collapse = Metric.gauge("manual_vs_auto_collapse", {
+  description: "Manual share of collapses"
+})
+
+/**
+ * The `false_decay_rate` gauge: false decays per auto-collapse.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const false_decay_rate = Metric.gauge("false_decay_rate", { description: "False decays per auto-collapse" })
+
+/**
+ * The `context_tokens` gauge: tokens in the working context.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const context_tokens = Metric.gauge("context_tokens", { description: "Tokens in the working context" })
+
+/**
+ * The `expansion_tokens` gauge: tokens of expanded efforts in context.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const expansion_tokens = Metric.gauge("expansion_tokens", {
+  description: "Tokens of expanded efforts in context"
+})
+
+/**
+ * The `expansion_overhead` gauge: expansion_tokens / context_tokens.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const expansion_overhead = Metric.gauge("expansion_overhead", {
+  description: "expansion_tokens / context_tokens"
+})
+
+/**
+ * The `savings_vs_naive` gauge: 1 - context / full history tokens.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const savings_vs_naive = Metric.gauge("savings_vs_naive", { description: "1 - context / full history tokens" })

@@ -282,18 +282,38 @@ const makeFileStore = (directory: string) =>
  * @category services
  * @since 0.1.0
  */
-export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@heed/decay/SessionStore") {
-  /** An in-memory store, optionally pre-filled. */
-  static readonly makeMemory = (init?: MemoryInit): SessionStoreShape => makeMemoryStore(init)
+export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@heed/decay/SessionStore") {}
 
-  /** An empty in-memory session. */
-  static readonly layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, () => makeMemoryStore())
+/**
+ * An in-memory store, optionally pre-filled.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeMemory = (init?: MemoryInit): SessionStoreShape => makeMemoryStore(init)
 
-  /** An in-memory session with initial content. */
-  static readonly layerMemoryWith = (init: MemoryInit): Layer.Layer<SessionStore> =>
-    Layer.sync(SessionStore, () => makeMemoryStore(init))
+/**
+ * An empty in-memory session.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, () => makeMemoryStore())
 
-  /** A session directory on Effect's `FileSystem` (created on the first write). */
-  static readonly layerFile = (directory: string): Layer.Layer<SessionStore, never, FileSystem.FileSystem> =>
-    Layer.effect(SessionStore, makeFileStore(directory))
-}
+/**
+ * An in-memory session with initial content.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerMemoryWith = (init: MemoryInit): Layer.Layer<SessionStore> =>
+  Layer.sync(SessionStore, () => makeMemoryStore(init))
+
+/**
+ * A session directory on Effect's `FileSystem` (created on the first write).
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerFile = (directory: string): Layer.Layer<SessionStore, never, FileSystem.FileSystem> =>
+  Layer.effect(SessionStore, makeFileStore(directory))

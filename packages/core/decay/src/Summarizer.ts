@@ -164,34 +164,44 @@ export const extractiveSummary = (messages: ReadonlyArray<LogMessage>, maxChars 
  * @category services
  * @since 0.1.0
  */
-export class Summarizer extends Context.Service<Summarizer, SummarizerShape>()("@heed/decay/Summarizer") {
-  /** The extractive summarizer: no model, no requirements. */
-  static readonly layerExtractive: Layer.Layer<Summarizer> = Layer.succeed(Summarizer, {
-    summarize: (input) => Effect.sync(() => extractiveSummary(input.messages))
-  })
+export class Summarizer extends Context.Service<Summarizer, SummarizerShape>()("@heed/decay/Summarizer") {}
 
-  /** A summarizer that asks the provided `LanguageModel` once per effort. */
-  static readonly layerLanguageModel: Layer.Layer<Summarizer, never, LanguageModel.LanguageModel> = Layer.effect(
-    Summarizer,
-    Effect.gen(function* () {
-      const model = yield* LanguageModel.LanguageModel
-      return Summarizer.of({
-        summarize: (input) =>
-          model
-            .generateText({
-              prompt: [
-                { role: "system", content: SUMMARIZER_SYSTEM_PROMPT },
-                { role: "user", content: [{ type: "text", text: summarizerPrompt(input) }] }
-              ]
-            })
-            .pipe(
-              Effect.map((response) => response.text.trim()),
-              Effect.mapError(
-                (cause) =>
-                  new SummarizerError({ message: `summarizing '${input.effort_id}' failed: ${cause.message}`, cause })
-              )
+/**
+ * The extractive summarizer: no model, no requirements.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerExtractive: Layer.Layer<Summarizer> = Layer.succeed(Summarizer, {
+  summarize: (input) => Effect.sync(() => extractiveSummary(input.messages))
+})
+
+/**
+ * A summarizer that asks the provided `LanguageModel` once per effort.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerLanguageModel: Layer.Layer<Summarizer, never, LanguageModel.LanguageModel> = Layer.effect(
+  Summarizer,
+  Effect.gen(function* () {
+    const model = yield* LanguageModel.LanguageModel
+    return Summarizer.of({
+      summarize: (input) =>
+        model
+          .generateText({
+            prompt: [
+              { role: "system", content: SUMMARIZER_SYSTEM_PROMPT },
+              { role: "user", content: [{ type: "text", text: summarizerPrompt(input) }] }
+            ]
+          })
+          .pipe(
+            Effect.map((response) => response.text.trim()),
+            Effect.mapError(
+              (cause) =>
+                new SummarizerError({ message: `summarizing '${input.effort_id}' failed: ${cause.message}`, cause })
             )
-      })
+          )
     })
-  )
-}
+  })
+)

@@ -12,15 +12,9 @@ import * as fc from "fast-check"
 const AUTH_SUMMARY = "Fixed 401 errors: refresh tokens never auto-called. Added axios interceptor."
 const PERF_SUMMARY = "Dashboard query was slow because of a missing JOIN index; added the index."
 
-const live = (config?: Parameters<typeof Session.Session.layer>[0]) =>
-  Session.Session.layer(config).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        SessionStore.SessionStore.layerMemory,
-        Summarizer.Summarizer.layerExtractive,
-        TokenCounter.TokenCounter.layerO200k
-      )
-    )
+const live = (config?: Parameters<typeof Session.layer>[0]) =>
+  Session.layer(config).pipe(
+    Layer.provide(Layer.mergeAll(SessionStore.layerMemory, Summarizer.layerExtractive, TokenCounter.layerO200k))
   )
 
 const LONG_USER = "The login keeps failing with 401 errors after an hour; the refresh token is never sent by axios."
@@ -366,11 +360,11 @@ describe("Session (public API)", () => {
       assert.include(summary, LONG_USER)
     }).pipe(
       Effect.provide(
-        Session.Session.layer().pipe(
+        Session.layer().pipe(
           Layer.provide(
             Layer.mergeAll(
-              SessionStore.SessionStore.layerMemory,
-              TokenCounter.TokenCounter.layerO200k,
+              SessionStore.layerMemory,
+              TokenCounter.layerO200k,
               Layer.succeed(Summarizer.Summarizer, {
                 summarize: (input) => Effect.succeed(input.messages.map((m) => m.content).join(" | "))
               })
@@ -520,9 +514,7 @@ describe("Ports and layers (public API)", () => {
         ]
       })
       assert.isAbove(summary.length, 0)
-    }).pipe(
-      Effect.provide(Layer.mergeAll(SessionStore.SessionStore.layerMemory, Summarizer.Summarizer.layerExtractive))
-    )
+    }).pipe(Effect.provide(Layer.mergeAll(SessionStore.layerMemory, Summarizer.layerExtractive)))
   )
 
   it("Tools: the eight tools with upstream names and parameters", () => {

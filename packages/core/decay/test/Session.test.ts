@@ -661,16 +661,13 @@ describe("Session: heed additions", () => {
       assert.isAbove(metrics.context_tokens, 0)
       assert.isAbove(metrics.savings_vs_naive, 0.5)
       assert.isAbove(metrics.tokens_saved_by_decay, 100)
-      assert.strictEqual((yield* Metric.value(SessionMetrics.SessionMetrics.auto_collapses)).count, 1)
-      assert.strictEqual((yield* Metric.value(SessionMetrics.SessionMetrics.manual_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(SessionMetrics.auto_collapses)).count, 1)
+      assert.strictEqual((yield* Metric.value(SessionMetrics.manual_collapses)).count, 1)
       assert.strictEqual(
-        (yield* Metric.value(SessionMetrics.SessionMetrics.tokens_saved_by_decay)).count,
+        (yield* Metric.value(SessionMetrics.tokens_saved_by_decay)).count,
         metrics.tokens_saved_by_decay
       )
-      assert.strictEqual(
-        (yield* Metric.value(SessionMetrics.SessionMetrics.context_tokens)).value,
-        metrics.context_tokens
-      )
+      assert.strictEqual((yield* Metric.value(SessionMetrics.context_tokens)).value, metrics.context_tokens)
     }).pipe(
       Effect.provide(sessionLayer({ decay_threshold: 2 }, proofInit)),
       Effect.provideService(Metric.MetricRegistry, new Map())
@@ -689,7 +686,7 @@ describe("Session: heed additions", () => {
 
   it.effect("bad settings fail with SessionConfigError", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Session.Session.make({ decay_threshold: 0 }))
+      const error = yield* Effect.flip(Session.make({ decay_threshold: 0 }))
       assert.strictEqual(error._tag, "SessionConfigError")
       assert.include(error.message, "decay_threshold")
     }).pipe(Effect.provide(sessionLayer()))
@@ -698,7 +695,7 @@ describe("Session: heed additions", () => {
 
 describe("Session: storage failures", () => {
   const failing = Layer.succeed(SessionStore.SessionStore, {
-    ...SessionStore.SessionStore.makeMemory(),
+    ...SessionStore.makeMemory(),
     appendAmbient: () => Effect.fail(new SessionStore.SessionStoreError({ message: "disk full" }))
   })
 
@@ -711,10 +708,8 @@ describe("Session: storage failures", () => {
       assert.strictEqual((yield* session.buildContext()).length, 1)
     }).pipe(
       Effect.provide(
-        Session.Session.layer().pipe(
-          Layer.provide(
-            Layer.mergeAll(failing, Summarizer.Summarizer.layerExtractive, TokenCounter.TokenCounter.layerO200k)
-          )
+        Session.layer().pipe(
+          Layer.provide(Layer.mergeAll(failing, Summarizer.layerExtractive, TokenCounter.layerO200k))
         )
       )
     )

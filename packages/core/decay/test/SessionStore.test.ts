@@ -6,12 +6,12 @@ import { Session, SessionStore, Summarizer } from "../src/index.ts"
 import { concluded, exchange } from "./helpers.ts"
 
 const fileSession = (dir: string) =>
-  Session.Session.layer().pipe(
+  Session.layer().pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)),
-        Summarizer.Summarizer.layerExtractive,
-        TokenCounter.TokenCounter.layerO200k
+        SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)),
+        Summarizer.layerExtractive,
+        TokenCounter.layerO200k
       )
     )
   )
@@ -43,7 +43,7 @@ describe("SessionStore.layerMemory", () => {
       assert.strictEqual(loaded.logs.get("a")!.length, 2)
       assert.strictEqual(loaded.ambient.length, 2)
       assert.strictEqual(loaded.session.turn_count, 3)
-    }).pipe(Effect.provide(SessionStore.SessionStore.layerMemory))
+    }).pipe(Effect.provide(SessionStore.layerMemory))
   )
 })
 
@@ -160,7 +160,7 @@ describe("SessionStore.layerFile", () => {
         // Round trip through heed's writer.
         yield* store.saveManifest(snapshot.manifest)
         assert.deepStrictEqual((yield* store.load).manifest, snapshot.manifest)
-      }).pipe(Effect.provide(SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer))))
+      }).pipe(Effect.provide(SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer))))
     }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer))
   )
 
@@ -170,7 +170,7 @@ describe("SessionStore.layerFile", () => {
       yield* writeText(`${dir}/manifest.yaml`, 'efforts:\n- id: "a\n  status: open\n')
       const error = yield* Effect.flip(
         Effect.flatMap(SessionStore.SessionStore, (store) => store.load).pipe(
-          Effect.provide(SessionStore.SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)))
+          Effect.provide(SessionStore.layerFile(dir).pipe(Layer.provide(NodeFileSystem.layer)))
         )
       )
       assert.strictEqual(error._tag, "SessionStoreError")

@@ -68,7 +68,7 @@ describe("Summarizer", () => {
         yield* summarizer.summarize({ effort_id: "auth-bug", messages: LOG }),
         Summarizer.extractiveSummary(LOG)
       )
-    }).pipe(Effect.provide(Summarizer.Summarizer.layerExtractive))
+    }).pipe(Effect.provide(Summarizer.layerExtractive))
   )
 
   it.effect("layerLanguageModel asks the model once with CCM's prompt", () => {
@@ -85,7 +85,7 @@ describe("Summarizer", () => {
         Summarizer.summarizerPrompt({ effort_id: "auth-bug", messages: LOG }),
         "user: How do we fix the refresh flow?"
       )
-    }).pipe(Effect.provide(Summarizer.Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen)))))
+    }).pipe(Effect.provide(Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen)))))
   })
 
   it.effect("a session closes efforts with the model summary, and skips the model for brief efforts", () => {
@@ -102,12 +102,12 @@ describe("Summarizer", () => {
       assert.strictEqual(closed.summary, "Fixed 401s with an axios interceptor that refreshes tokens.")
     }).pipe(
       Effect.provide(
-        Session.Session.layer().pipe(
+        Session.layer().pipe(
           Layer.provide(
             Layer.mergeAll(
-              SessionStore.SessionStore.layerMemory,
-              Summarizer.Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen))),
-              TokenCounter.TokenCounter.layerApproximate
+              SessionStore.layerMemory,
+              Summarizer.layerLanguageModel.pipe(Layer.provide(fakeModel(seen))),
+              TokenCounter.layerApproximate
             )
           )
         )
@@ -123,7 +123,7 @@ describe("Summarizer", () => {
       assert.include(error.message, "auth-bug")
     }).pipe(
       Effect.provide(
-        Summarizer.Summarizer.layerLanguageModel.pipe(
+        Summarizer.layerLanguageModel.pipe(
           Layer.provide(
             Layer.effect(
               LanguageModel.LanguageModel,

@@ -48,12 +48,10 @@ export const echoSummarizer = Layer.succeed(Summarizer.Summarizer, {
 export const sessionLayer = (
   config: Session.SessionConfig = {},
   init: SessionStore.MemoryInit = {},
-  summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.Summarizer.layerExtractive
+  summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.layerExtractive
 ) =>
-  Session.Session.layer(config).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(SessionStore.SessionStore.layerMemoryWith(init), summarizer, TokenCounter.TokenCounter.layerO200k)
-    )
+  Session.layer(config).pipe(
+    Layer.provideMerge(Layer.mergeAll(SessionStore.layerMemoryWith(init), summarizer, TokenCounter.layerO200k))
   )
 
 export const contextTokens = (messages: ReadonlyArray<SessionContext.ContextMessage>): number =>

@@ -4,15 +4,15 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Salience } from "./Salience.ts"
-import { Urgency } from "./Urgency.ts"
+import * as Salience from "./Salience.ts"
+import * as Urgency from "./Urgency.ts"
 
 const schema = Schema.Struct({
-  salience: Schema.optional(Salience),
+  salience: Schema.optional(Salience.Salience),
   pinned: Schema.optional(Schema.Boolean),
   changed: Schema.optional(Schema.Boolean),
   focus: Schema.optional(Schema.Boolean),
-  urgency: Schema.optional(Urgency),
+  urgency: Schema.optional(Urgency.Urgency),
   reason: Schema.optional(Schema.String),
   summary: Schema.optional(Schema.String)
 }).annotate({
@@ -20,26 +20,38 @@ const schema = Schema.Struct({
   description: "Attention metadata a provider attaches to a piece of state (SLOP's meta fields)."
 })
 
-const salienceOf = (meta: AttentionMeta | undefined): number => meta?.salience ?? Salience.default
+/**
+ * The salience of a piece of state: its `salience`, or `0.5` when absent.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const salienceOf = (meta: AttentionMeta | undefined): number => meta?.salience ?? Salience.defaultValue
 
-const urgencyOf = (meta: AttentionMeta | undefined): Urgency => meta?.urgency ?? "none"
+/**
+ * The urgency of a piece of state: its `urgency`, or `none` when absent.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const urgencyOf = (meta: AttentionMeta | undefined): Urgency.Urgency => meta?.urgency ?? "none"
 
 /**
  * The attention metadata schema. Every field is optional, with SLOP's names:
  *
- * - `salience`: {@link Salience}, `0.5` when absent;
+ * - `salience`: {@link Salience.Salience}, `0.5` when absent;
  * - `pinned`: never hide or collapse this;
  * - `changed`: modified since the consumer last looked;
  * - `focus`: the user is looking at this now;
- * - `urgency`: {@link Urgency}, `none` when absent;
+ * - `urgency`: {@link Urgency.Urgency}, `none` when absent;
  * - `reason`: why it is salient, for the model; `summary`: a one-line gist.
  *
- * Helpers: `AttentionMeta.salienceOf(meta)` and `AttentionMeta.urgencyOf(meta)` apply the defaults.
+ * {@link salienceOf} and {@link urgencyOf} read a field with its default applied.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const AttentionMeta = Object.assign(schema, { salienceOf, urgencyOf })
+export const AttentionMeta = schema
 
 /**
  * Attention metadata as plain data.

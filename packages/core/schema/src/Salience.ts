@@ -17,22 +17,34 @@ const schema = Schema.Number.check(
   description: "How much a piece of state deserves attention: 0 (ignore) to 1 (look now)."
 })
 
-const decode: (input: unknown) => Effect.Effect<number, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
+/**
+ * `0.5`, the salience SLOP assumes when a node has none.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultValue = 0.5
 
 /**
- * Clamps any number into `[0, 1]`; `NaN` becomes {@link Salience}`.default`.
+ * Decodes unknown input into a salience, failing with "salience must be a finite number between 0 and 1".
+ *
+ * @category decoding
+ * @since 0.1.0
  */
-const clamp = (value: number): number => (Number.isNaN(value) ? DEFAULT : Math.min(1, Math.max(0, value)))
+export const decode: (input: unknown) => Effect.Effect<number, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
 
-const DEFAULT = 0.5
+/**
+ * Clamps any number into `[0, 1]`; `NaN` becomes {@link defaultValue}.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const clamp = (value: number): number => (Number.isNaN(value) ? defaultValue : Math.min(1, Math.max(0, value)))
 
 /**
  * The salience schema. Decoding rejects `NaN`, infinities and values outside `[0, 1]`, all with the message
- * "salience must be a finite number between 0 and 1". The schema also carries helpers:
- *
- * - `Salience.default`: `0.5`, the salience SLOP assumes when a node has none;
- * - `Salience.decode(input)`: an Effect that decodes unknown input;
- * - `Salience.clamp(n)`: forces any number into range (`NaN` becomes the default).
+ * "salience must be a finite number between 0 and 1". The module's functions work on it: {@link decode},
+ * {@link clamp} and {@link defaultValue}.
  *
  * **Example** (Decoding salience)
  *
@@ -40,14 +52,14 @@ const DEFAULT = 0.5
  * import { Salience } from "@heed/schema"
  * import { Effect } from "effect"
  *
- * const ok = Effect.runSync(Salience.Salience.decode(0.8)) // 0.8
- * const clamped = Salience.Salience.clamp(1.7) // 1
+ * const ok = Effect.runSync(Salience.decode(0.8)) // 0.8
+ * const clamped = Salience.clamp(1.7) // 1
  * ```
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Salience = Object.assign(schema, { default: DEFAULT, decode, clamp })
+export const Salience = schema
 
 /**
  * A salience value: a finite number in `[0, 1]`.

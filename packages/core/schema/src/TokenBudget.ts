@@ -17,20 +17,39 @@ const schema = Schema.Number.check(
   description: "A positive whole number of tokens."
 })
 
-const decode: (input: unknown) => Effect.Effect<number, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
+/**
+ * Decodes unknown input into a token budget, failing with "a token budget must be a positive integer".
+ *
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode: (input: unknown) => Effect.Effect<number, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
 
 /** True when `used` tokens fit in `budget`. */
-const fits = (budget: number, used: number): boolean => used <= budget
+/**
+ *
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const fits = (budget: number, used: number): boolean => used <= budget
 
 /** The tokens left in `budget` after `used`, never below zero. */
-const remaining = (budget: number, used: number): number => Math.max(0, budget - used)
+/**
+ *
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const remaining = (budget: number, used: number): number => Math.max(0, budget - used)
 
 /**
- * Splits `budget` across `weights` in proportion, as whole tokens that add up to `budget` exactly
- * (largest-remainder rounding; ties go to the earlier weight). Non-positive weights get nothing;
- * when every weight is non-positive the split is even.
+ * Splits `budget` across `weights` in proportion, as whole tokens that add up to `budget` exactly (largest-remainder rounding; ties go to the earlier weight). Non-positive weights get nothing; when every weight is non-positive the split is even.
+ *
+ * @category combinators
+ * @since 0.1.0
  */
-const split = (budget: number, weights: ReadonlyArray<number>): Array<number> => {
+export const split = (budget: number, weights: ReadonlyArray<number>): Array<number> => {
   if (weights.length === 0) return []
   const positive = weights.map((weight) => (Number.isFinite(weight) && weight > 0 ? weight : 0))
   const total = positive.reduce((sum, weight) => sum + weight, 0)
@@ -48,7 +67,7 @@ const split = (budget: number, weights: ReadonlyArray<number>): Array<number> =>
 }
 
 /**
- * The result of {@link TokenBudget}`.pack`.
+ * The result of {@link pack}.
  *
  * @category models
  * @since 0.1.0
@@ -63,10 +82,12 @@ export interface Packed<A> {
 }
 
 /**
- * Takes items in order while they fit in `budget`; an item that does not fit is dropped and later,
- * smaller items may still be taken. `cost` is called once per item.
+ * Takes items in order while they fit in `budget`; an item that does not fit is dropped and later, smaller items may still be taken. `cost` is called once per item.
+ *
+ * @category combinators
+ * @since 0.1.0
  */
-const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number): Packed<A> => {
+export const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number): Packed<A> => {
   const taken: Array<A> = []
   const dropped: Array<A> = []
   let used = 0
@@ -84,7 +105,7 @@ const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number):
 
 /**
  * The token budget schema: a positive integer. Anything else (zero, negatives, fractions, `NaN`, infinities) is
- * rejected with "a token budget must be a positive integer". It carries the shared budget arithmetic:
+ * rejected with "a token budget must be a positive integer". The module's functions are the shared budget arithmetic:
  *
  * - `TokenBudget.decode(input)`: an Effect that decodes unknown input;
  * - `TokenBudget.fits(budget, used)` and `TokenBudget.remaining(budget, used)`;
@@ -96,14 +117,14 @@ const pack = <A>(items: Iterable<A>, cost: (item: A) => number, budget: number):
  * ```ts
  * import { TokenBudget } from "@heed/schema"
  *
- * TokenBudget.TokenBudget.split(500, [3, 1, 1]) // [300, 100, 100]
- * TokenBudget.TokenBudget.pack(["a", "bb", "ccc"], (s) => s.length, 4).taken // ["a", "bb"]
+ * TokenBudget.split(500, [3, 1, 1]) // [300, 100, 100]
+ * TokenBudget.pack(["a", "bb", "ccc"], (s) => s.length, 4).taken // ["a", "bb"]
  * ```
  *
  * @category schemas
  * @since 0.1.0
  */
-export const TokenBudget = Object.assign(schema, { decode, fits, remaining, split, pack })
+export const TokenBudget = schema
 
 /**
  * A token budget: a positive integer number of tokens.

@@ -145,33 +145,49 @@ const decodeOptions = Schema.decodeUnknownEffect(TokenCounterOptions)
  * const program = Effect.gen(function*() {
  *   const tokens = yield* TokenCounter.TokenCounter
  *   return tokens.count("hello world") // 2
- * }).pipe(Effect.provide(TokenCounter.TokenCounter.layerO200k))
+ * }).pipe(Effect.provide(TokenCounter.layerO200k))
  * ```
  *
  * @category services
  * @since 0.1.0
  */
-export class TokenCounter extends Context.Service<TokenCounter, TokenCounterShape>()("@heed/schema/TokenCounter") {
-  /**
-   * Builds a counter from options, failing with a {@link TokenCounterConfigError} that names the bad option.
-   */
-  static readonly make = (
-    options: TokenCounterOptions = {}
-  ): Effect.Effect<TokenCounterShape, TokenCounterConfigError> =>
-    decodeOptions(options).pipe(
-      Effect.mapError(
-        (error) => new TokenCounterConfigError({ message: `invalid token counter options: ${error.message}` })
-      ),
-      Effect.map((valid) => build(valid.encoding ?? "o200k", valid.safetyFactor ?? 1))
-    )
+export class TokenCounter extends Context.Service<TokenCounter, TokenCounterShape>()("@heed/schema/TokenCounter") {}
 
-  /** A layer for the given options. */
-  static readonly layer = (options: TokenCounterOptions = {}): Layer.Layer<TokenCounter, TokenCounterConfigError> =>
-    Layer.effect(TokenCounter, TokenCounter.make(options))
+/**
+ * Builds a counter from options, failing with a {@link TokenCounterConfigError} that names the bad option.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: TokenCounterOptions = {}): Effect.Effect<TokenCounterShape, TokenCounterConfigError> =>
+  decodeOptions(options).pipe(
+    Effect.mapError(
+      (error) => new TokenCounterConfigError({ message: `invalid token counter options: ${error.message}` })
+    ),
+    Effect.map((valid) => build(valid.encoding ?? "o200k", valid.safetyFactor ?? 1))
+  )
 
-  /** Exact o200k_base counts. */
-  static readonly layerO200k: Layer.Layer<TokenCounter> = Layer.succeed(TokenCounter, build("o200k", 1))
+/**
+ * A layer for the given options.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = (options: TokenCounterOptions = {}): Layer.Layer<TokenCounter, TokenCounterConfigError> =>
+  Layer.effect(TokenCounter, make(options))
 
-  /** Characters / 4 estimates. */
-  static readonly layerApproximate: Layer.Layer<TokenCounter> = Layer.succeed(TokenCounter, build("approximate", 1))
-}
+/**
+ * Exact o200k_base counts.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerO200k: Layer.Layer<TokenCounter> = Layer.succeed(TokenCounter, build("o200k", 1))
+
+/**
+ * Characters / 4 estimates.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerApproximate: Layer.Layer<TokenCounter> = Layer.succeed(TokenCounter, build("approximate", 1))

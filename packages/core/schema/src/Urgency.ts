@@ -4,21 +4,39 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
-import * as Order from "effect/Order"
+import * as Ord from "effect/Order"
 import * as Schema from "effect/Schema"
 
-const levels = ["none", "low", "medium", "high", "critical"] as const satisfies ReadonlyArray<Urgency>
+/**
+ * Every urgency level, least urgent first.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const levels = ["none", "low", "medium", "high", "critical"] as const satisfies ReadonlyArray<Urgency>
 
 const schema = Schema.Literals(levels).annotate({
   message: `urgency must be one of ${levels.join(", ")}`,
   description: "How soon something needs a reaction: none, low, medium, high or critical."
 })
 
-const rank = (urgency: Urgency): number => levels.indexOf(urgency)
+/**
+ * The rank of a level: `0` for `none` up to `4` for `critical`.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const rank = (urgency: Urgency): number => levels.indexOf(urgency)
 
-function max(levels: Iterable<Urgency>): Urgency
-function max(first: Urgency, ...rest: ReadonlyArray<Urgency>): Urgency
-function max(first: Urgency | Iterable<Urgency>, ...rest: ReadonlyArray<Urgency>): Urgency {
+/**
+ * The most urgent of its arguments, or of a collection (`none` when it is empty).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export function max(levels: Iterable<Urgency>): Urgency
+export function max(first: Urgency, ...rest: ReadonlyArray<Urgency>): Urgency
+export function max(first: Urgency | Iterable<Urgency>, ...rest: ReadonlyArray<Urgency>): Urgency {
   // Called with a collection (`Urgency.max(list)`): its most urgent level, `none` when empty.
   const all: Iterable<Urgency> = typeof first === "string" ? [first, ...rest] : first
   let best: Urgency = "none"
@@ -26,34 +44,39 @@ function max(first: Urgency | Iterable<Urgency>, ...rest: ReadonlyArray<Urgency>
   return best
 }
 
-const order: Order.Order<Urgency> = Order.mapInput(Order.Number, rank)
-
-const decode: (input: unknown) => Effect.Effect<Urgency, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
+/**
+ * An `Order` from least to most urgent (reverse it to sort the most urgent first).
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const Order: Ord.Order<Urgency> = Ord.mapInput(Ord.Number, rank)
 
 /**
- * The urgency schema (`"none" | "low" | "medium" | "high" | "critical"`), carrying helpers:
+ * Decodes unknown input into an urgency level.
  *
- * - `Urgency.levels`: every level, least urgent first;
- * - `Urgency.rank(u)`: `0` for `none` up to `4` for `critical`;
- * - `Urgency.max(a, ...rest)`: the most urgent of its arguments; `Urgency.max(list)`: the most urgent of a
- *   collection (`none` when it is empty);
- * - `Urgency.Order` (alias `Urgency.order`): an `Order` from least to most urgent (reverse it to sort the most
- *   urgent first);
- * - `Urgency.decode(input)`: an Effect that decodes unknown input.
+ * @category decoding
+ * @since 0.1.0
+ */
+export const decode: (input: unknown) => Effect.Effect<Urgency, Schema.SchemaError> = Schema.decodeUnknownEffect(schema)
+
+/**
+ * The urgency schema (`"none" | "low" | "medium" | "high" | "critical"`); the module's {@link rank}, {@link max},
+ * {@link Order} and {@link decode} work on its values.
  *
  * **Example** (Picking the most urgent)
  *
  * ```ts
  * import { Urgency } from "@heed/schema"
  *
- * Urgency.Urgency.max("low", "critical", "medium") // "critical"
- * Urgency.Urgency.rank("high") // 3
+ * Urgency.max("low", "critical", "medium") // "critical"
+ * Urgency.rank("high") // 3
  * ```
  *
  * @category schemas
  * @since 0.1.0
  */
-export const Urgency = Object.assign(schema, { levels, rank, max, Order: order, order, decode })
+export const Urgency = schema
 
 /**
  * An urgency level, least to most urgent: `none`, `low`, `medium`, `high`, `critical`.

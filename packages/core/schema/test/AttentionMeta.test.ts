@@ -23,10 +23,10 @@ describe("AttentionMeta", () => {
   it("accepts an empty object and applies defaults through the helpers", () => {
     const exit = decode({})
     assert.isTrue(Exit.isSuccess(exit))
-    assert.strictEqual(AttentionMeta.AttentionMeta.salienceOf({}), 0.5)
-    assert.strictEqual(AttentionMeta.AttentionMeta.salienceOf(undefined), 0.5)
-    assert.strictEqual(AttentionMeta.AttentionMeta.urgencyOf({}), "none")
-    assert.strictEqual(AttentionMeta.AttentionMeta.salienceOf({ salience: 0 }), 0)
+    assert.strictEqual(AttentionMeta.salienceOf({}), 0.5)
+    assert.strictEqual(AttentionMeta.salienceOf(undefined), 0.5)
+    assert.strictEqual(AttentionMeta.urgencyOf({}), "none")
+    assert.strictEqual(AttentionMeta.salienceOf({ salience: 0 }), 0)
   })
 
   it("rejects a bad salience or urgency, naming the field", () => {

@@ -44,27 +44,24 @@ describe("Urgency", () => {
   })
 
   it("rank orders the levels 0..4", () => {
-    assert.deepStrictEqual(
-      (["none", "low", "medium", "high", "critical"] as const).map(Urgency.Urgency.rank),
-      [0, 1, 2, 3, 4]
-    )
+    assert.deepStrictEqual((["none", "low", "medium", "high", "critical"] as const).map(Urgency.rank), [0, 1, 2, 3, 4])
   })
 
   it("max picks the most urgent, from arguments or from an array", () => {
-    assert.strictEqual(Urgency.Urgency.max("low", "critical", "medium"), "critical")
-    assert.strictEqual(Urgency.Urgency.max("high", "low"), "high")
-    assert.strictEqual(Urgency.Urgency.max(["low", "high", "medium"]), "high")
-    assert.strictEqual(Urgency.Urgency.max([]), "none")
+    assert.strictEqual(Urgency.max("low", "critical", "medium"), "critical")
+    assert.strictEqual(Urgency.max("high", "low"), "high")
+    assert.strictEqual(Urgency.max(["low", "high", "medium"]), "high")
+    assert.strictEqual(Urgency.max([]), "none")
   })
 
   it("an ordering: Urgency.Order (also Urgency.order) sorts least urgent first", () => {
     const mixed: Array<Urgency.Urgency> = ["critical", "none", "high", "low", "medium"]
     const sorted = ["none", "low", "medium", "high", "critical"]
-    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Urgency.Order), sorted)
-    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Urgency.order), sorted)
-    assert.strictEqual(Urgency.Urgency.Order("low", "high"), -1)
-    assert.strictEqual(Urgency.Urgency.Order("high", "high"), 0)
-    assert.strictEqual(Order.max(Urgency.Urgency.Order)("medium", "low"), "medium")
+    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Order), sorted)
+    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Order), sorted)
+    assert.strictEqual(Urgency.Order("low", "high"), -1)
+    assert.strictEqual(Urgency.Order("high", "high"), 0)
+    assert.strictEqual(Order.max(Urgency.Order)("medium", "low"), "medium")
   })
 })
 
@@ -104,7 +101,7 @@ describe("TokenCounter", () => {
       assert.strictEqual(counter.count("hello world"), 2)
       const value = { a: [1, 2, 3], b: "text" }
       assert.strictEqual(counter.countJson(value), counter.count(JSON.stringify(value)))
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layerO200k))
+    }).pipe(Effect.provide(TokenCounter.layerO200k))
   )
 
   it.effect("layerApproximate: characters / 4", () =>
@@ -113,14 +110,14 @@ describe("TokenCounter", () => {
       assert.strictEqual(counter.count("x".repeat(40)), 10)
       assert.strictEqual(counter.count("x".repeat(41)), 11)
       assert.strictEqual(counter.countJson("abcdef"), 2)
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layerApproximate))
+    }).pipe(Effect.provide(TokenCounter.layerApproximate))
   )
 
   it.effect("a configurable safety factor scales counts up", () =>
     Effect.gen(function* () {
       const counter = yield* TokenCounter.TokenCounter
       assert.strictEqual(counter.count("x".repeat(40)), 15)
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layer({ encoding: "approximate", safetyFactor: 1.5 })))
+    }).pipe(Effect.provide(TokenCounter.layer({ encoding: "approximate", safetyFactor: 1.5 })))
   )
 })
 
@@ -133,9 +130,9 @@ describe("TokenBudget", () => {
   })
 
   it("helpers: fits, remaining, split, pack", () => {
-    assert.isTrue(TokenBudget.TokenBudget.fits(10, 10))
-    assert.strictEqual(TokenBudget.TokenBudget.remaining(10, 4), 6)
-    assert.deepStrictEqual(TokenBudget.TokenBudget.split(100, [1, 1, 2]), [25, 25, 50])
-    assert.deepStrictEqual(TokenBudget.TokenBudget.pack([5, 9, 3], (n) => n, 10).taken, [5, 3])
+    assert.isTrue(TokenBudget.fits(10, 10))
+    assert.strictEqual(TokenBudget.remaining(10, 4), 6)
+    assert.deepStrictEqual(TokenBudget.split(100, [1, 1, 2]), [25, 25, 50])
+    assert.deepStrictEqual(TokenBudget.pack([5, 9, 3], (n) => n, 10).taken, [5, 3])
   })
 })

@@ -12,7 +12,7 @@ describe("TokenCounter", () => {
       assert.strictEqual(tokens.count(""), 0)
       // "<|endoftext|>" is data here, not a control token: counted, never rejected.
       assert.isAbove(tokens.count("a <|endoftext|> b"), 3)
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layerO200k))
+    }).pipe(Effect.provide(TokenCounter.layerO200k))
   )
 
   it.effect("layerApproximate counts characters / 4, rounded up", () =>
@@ -21,7 +21,7 @@ describe("TokenCounter", () => {
       assert.strictEqual(tokens.count("abcd"), 1)
       assert.strictEqual(tokens.count("abcde"), 2)
       assert.strictEqual(tokens.count(""), 0)
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layerApproximate))
+    }).pipe(Effect.provide(TokenCounter.layerApproximate))
   )
 
   it.effect("countJson counts compact JSON", () =>
@@ -30,7 +30,7 @@ describe("TokenCounter", () => {
       const value = { status: "ok", sources: [1, 2, 3] }
       assert.strictEqual(tokens.countJson(value), TokenCounter.countO200k(JSON.stringify(value)))
       assert.strictEqual(tokens.countJson(undefined), 0)
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layerO200k))
+    }).pipe(Effect.provide(TokenCounter.layerO200k))
   )
 
   it.effect("a safety factor scales counts up, rounding up", () =>
@@ -39,16 +39,16 @@ describe("TokenCounter", () => {
       const text = "The quick brown fox jumps over the lazy dog."
       assert.strictEqual(tokens.safetyFactor, 1.2)
       assert.strictEqual(tokens.count(text), Math.ceil(TokenCounter.countO200k(text) * 1.2))
-    }).pipe(Effect.provide(TokenCounter.TokenCounter.layer({ safetyFactor: 1.2 })))
+    }).pipe(Effect.provide(TokenCounter.layer({ safetyFactor: 1.2 })))
   )
 
   it.effect("bad options fail with TokenCounterConfigError naming the option", () =>
     Effect.gen(function* () {
-      const tooSmall = yield* Effect.flip(TokenCounter.TokenCounter.make({ safetyFactor: 0.5 }))
+      const tooSmall = yield* Effect.flip(TokenCounter.make({ safetyFactor: 0.5 }))
       assert.strictEqual(tooSmall._tag, "TokenCounterConfigError")
       assert.include(tooSmall.message, "safetyFactor")
       // biome-ignore lint/suspicious/noExplicitAny: deliberately invalid input from an untyped caller
-      const badEncoding = yield* Effect.flip(TokenCounter.TokenCounter.make({ encoding: "cl100k" } as any))
+      const badEncoding = yield* Effect.flip(TokenCounter.make({ encoding: "cl100k" } as any))
       assert.include(badEncoding.message, "encoding")
     })
   )

@@ -3,12 +3,12 @@ import { Array as Arr, Effect, Order } from "effect"
 import * as fc from "fast-check"
 import { Urgency } from "../src/index.ts"
 
-const anyUrgency = fc.constantFrom(...Urgency.Urgency.levels)
+const anyUrgency = fc.constantFrom(...Urgency.levels)
 
 describe("Urgency", () => {
   it("ranks the levels from none (0) to critical (4)", () => {
     assert.deepStrictEqual(
-      Urgency.Urgency.levels.map((level) => [level, Urgency.Urgency.rank(level)]),
+      Urgency.levels.map((level) => [level, Urgency.rank(level)]),
       [
         ["none", 0],
         ["low", 1],
@@ -20,29 +20,29 @@ describe("Urgency", () => {
   })
 
   it("max picks the most urgent", () => {
-    assert.strictEqual(Urgency.Urgency.max("low", "critical", "medium"), "critical")
-    assert.strictEqual(Urgency.Urgency.max("none"), "none")
+    assert.strictEqual(Urgency.max("low", "critical", "medium"), "critical")
+    assert.strictEqual(Urgency.max("none"), "none")
   })
 
   it("max is commutative and agrees with the order", () => {
     fc.assert(
       fc.property(anyUrgency, anyUrgency, (a, b) => {
-        assert.strictEqual(Urgency.Urgency.max(a, b), Urgency.Urgency.max(b, a))
-        assert.strictEqual(Urgency.Urgency.max(a, b), Order.max(Urgency.Urgency.Order)(a, b))
+        assert.strictEqual(Urgency.max(a, b), Urgency.max(b, a))
+        assert.strictEqual(Urgency.max(a, b), Order.max(Urgency.Order)(a, b))
       })
     )
   })
 
   it("Order sorts least urgent first; reversed, most urgent first", () => {
     const mixed: Array<Urgency.Urgency> = ["high", "none", "critical", "low", "medium"]
-    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Urgency.Order), ["none", "low", "medium", "high", "critical"])
-    assert.deepStrictEqual(Arr.sort(mixed, Order.flip(Urgency.Urgency.Order))[0], "critical")
+    assert.deepStrictEqual(Arr.sort(mixed, Urgency.Order), ["none", "low", "medium", "high", "critical"])
+    assert.deepStrictEqual(Arr.sort(mixed, Order.flip(Urgency.Order))[0], "critical")
   })
 
   it.effect("decode rejects unknown levels", () =>
     Effect.gen(function* () {
-      assert.strictEqual(yield* Urgency.Urgency.decode("high"), "high")
-      const error = yield* Effect.flip(Urgency.Urgency.decode("urgent"))
+      assert.strictEqual(yield* Urgency.decode("high"), "high")
+      const error = yield* Effect.flip(Urgency.decode("urgent"))
       assert.include(error.message, "critical")
     })
   )

@@ -14,7 +14,7 @@
  * import { Store } from "@heed/collator"
  * import { StoreContract } from "@heed/collator/testing"
  *
- * StoreContract.run({ name: "memory", layer: Store.Store.layerMemory, describe, it })
+ * StoreContract.run({ name: "memory", layer: Store.layerMemory, describe, it })
  * ```
  *
  * @since 0.1.0

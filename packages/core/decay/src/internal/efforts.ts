@@ -19,7 +19,7 @@ import type {
   SwitchReply
 } from "../Session.ts"
 import { DuplicateEffortId, EffortNotFound, EffortStateError, InvalidEffortInput } from "../SessionError.ts"
-import { SessionMetrics } from "../SessionMetrics.ts"
+import * as SessionMetrics from "../SessionMetrics.ts"
 import { validThreshold } from "./sessionConfig.ts"
 import {
   active,

@@ -6,7 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import { type DecayMetrics, SessionMetrics } from "../SessionMetrics.ts"
+import type { DecayMetrics } from "../SessionMetrics.ts"
+import * as SessionMetrics from "../SessionMetrics.ts"
 import { ambientStart, summaryLine, visibleSummaries } from "./sessionContext.ts"
 import type { SessionCore } from "./sessionCore.ts"
 
