@@ -14,8 +14,8 @@
  * error. The relay's own requests carry ids starting with `heed-relay:`, and their answers are not passed on.
  *
  * This module is plain Node on purpose: an attached session loads neither Effect nor PGlite nor the tokenizer
- * (about 50 MB resident from the built bin, against about 300 MB for the holder), which is why its protocol handling is a small line relay rather than an
- * `McpServer`.
+ * (about 50 MB resident from the built bin, against about 300 MB for the holder), which is why its protocol handling
+ * is a small line relay rather than an `McpServer`.
  *
  * @since 0.1.0
  */
