@@ -2,10 +2,13 @@
  * The `tools/list` cost of both tool profiles in o200k tokens; get_briefing and report_alert latency (p50/p99) over
  * Streamable HTTP with the official SDK client, 1 and 50
  * concurrent clients, on the embedded PGlite store (a fresh data directory); and the cold start of the server
- * (`serve` on a new data directory, then again on the migrated one) until it prints its banner.
+ * (`serve` on a new data directory, then again on the migrated one) until it prints its banner. Then shared stdio
+ * sessions on one data folder: the resident memory of attached sessions (the built bin, as users run it, and from
+ * source, where Node's type stripping adds about 18 MB), and how long an attached session takes to answer again when
+ * the holder is killed (SIGKILL) or its client closes.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Bench } from "@heed/bench"
@@ -21,6 +24,7 @@ import * as Scope from "effect/Scope"
 import * as Backend from "../src/Backend.ts"
 import * as Server from "../src/Server.ts"
 import { settingsFor } from "../test/harness.ts"
+import { call, openSession, rssMb, type Session } from "../test/sessions.ts"
 import { freePort, round, stats } from "./support.ts"
 
 // -- tools/list tokens per profile -----------------------------------------------------------------------------------
@@ -177,3 +181,75 @@ Bench.record("Awareness over Streamable HTTP (embedded PGlite)", [
 await Promise.all([seed, ...many].map((client) => client.close()))
 await Effect.runPromise(Scope.close(scope, Exit.void))
 rmSync(dataDir, { recursive: true, force: true })
+
+// -- shared stdio sessions ----------------------------------------------------------------------------------------------
+
+// The built bin's entry and its lazily loaded modules (tsup, as `./heed build` does; an attached session loads only
+// `main.js`, `Session` and the lock file's chunk, so workspace packages need not be built).
+const builtDir = mkdtempSync(join(tmpdir(), "heed-bench-bin-"))
+const { build } = await import("tsup")
+await build({
+  entry: ["src/main.ts"],
+  outDir: builtDir,
+  format: ["esm"],
+  splitting: true,
+  platform: "node",
+  target: "node20",
+  silent: true,
+  config: false,
+  dts: false,
+  sourcemap: false,
+  tsconfig: "tsconfig.json"
+})
+const builtMain = join(builtDir, "main.js")
+
+const sharedDir = mkdtempSync(join(tmpdir(), "heed-bench-shared-"))
+const sharedData = join(sharedDir, "data")
+const quiet = { HEED_WATCH_INTERVAL_MS: "0" }
+const holderSession = await openSession(sharedData, quiet)
+const builtSessions = await Promise.all([0, 1, 2].map(() => openSession(sharedData, quiet, builtMain)))
+const sourceSessions = await Promise.all([0, 1].map(() => openSession(sharedData, quiet)))
+// Some traffic through each attached session first: a write, a subscription and reads.
+for (const [i, session] of [...builtSessions, ...sourceSessions].entries()) {
+  await session.client.subscribeResource({ uri: "awareness://briefing" })
+  await call(session, "report_status", { source: `agent-${i}`, tags: [], metrics: { up: 1 }, ttl_sec: 3600 })
+  for (let j = 0; j < 20; j++) await call(session, "get_briefing")
+}
+const rssOf = (all: ReadonlyArray<Session>) => {
+  const values = all.map((session) => rssMb(session.pid))
+  return {
+    rss_max_mb: round(Math.max(...values)),
+    rss_mean_mb: round(values.reduce((a, b) => a + b, 0) / values.length)
+  }
+}
+const builtRss = rssOf(builtSessions)
+const sourceRss = rssOf(sourceSessions)
+const holderRss = round(rssMb(holderSession.pid))
+
+// Takeover: the holder is killed; an attached session's next request is answered once a session holds the folder.
+const [left, right] = sourceSessions as [Session, Session]
+let started = performance.now()
+process.kill(holderSession.pid, "SIGKILL")
+await call(left, "get_briefing")
+const afterKill = performance.now() - started
+// Takeover again: the new holder's client closes (the holder is whichever source session took over).
+const newHolder = [left, right].find(
+  (session) => session.pid === JSON.parse(readFileSync(join(sharedData, "heed-awareness.lock"), "utf8")).pid
+)
+const survivor = newHolder === left ? right : left
+started = performance.now()
+await newHolder?.close()
+await call(survivor, "get_briefing")
+const afterClose = performance.now() - started
+
+Bench.record("Awareness shared stdio sessions (one data folder, embedded PGlite)", [
+  { name: "attached session RSS, built bin (3 sessions)", figures: builtRss },
+  { name: "attached session RSS, from source with type stripping (2 sessions)", figures: sourceRss },
+  { name: "holder RSS (stdio session holding the store)", figures: { rss_mb: holderRss } },
+  { name: "takeover after SIGKILL of the holder (kill to next answer)", figures: { ms: round(afterKill) } },
+  { name: "takeover after the holder's client closes (close to next answer)", figures: { ms: round(afterClose) } }
+])
+
+await Promise.all([...builtSessions, survivor].map((session) => session.close().catch(() => undefined)))
+rmSync(sharedDir, { recursive: true, force: true })
+rmSync(builtDir, { recursive: true, force: true })

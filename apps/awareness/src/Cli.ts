@@ -26,6 +26,7 @@ import * as DataDirLock from "./DataDirLock.ts"
 import * as RemoteBriefing from "./RemoteBriefing.ts"
 import * as Report from "./Report.ts"
 import * as Server from "./Server.ts"
+import * as SessionSocket from "./SessionSocket.ts"
 import * as Settings from "./Settings.ts"
 import * as Token from "./Token.ts"
 
@@ -133,15 +134,20 @@ const serve = Command.make(
     const settings = yield* loadSettings(flags)
     const kind = storeKind(settings, flags.memory)
     const backend = Backend.layer(kind)
+    // The holder of an embedded folder serves MCP on its session socket too: stdio sessions attach to it.
+    const sessions = kind._tag === "embedded" ? SessionSocket.layer(settings, kind.dataDir) : Layer.empty
     if (flags.stdio) {
       return yield* Layer.launch(
-        Server.layerStdio(settings).pipe(Layer.provide(backend), withTelemetry(settings))
+        Layer.merge(Server.layerStdio(settings), sessions).pipe(Layer.provide(backend), withTelemetry(settings))
       ).pipe(withLogging(settings.logLevel))
     }
     const startedAt = yield* Clock.currentTimeMillis
     return yield* Effect.gen(function* () {
       const context = yield* Layer.build(
-        Server.layerHttp(settings, startedAt).pipe(Layer.provideMerge(backend), withTelemetry(settings))
+        Layer.merge(Server.layerHttp(settings, startedAt), sessions).pipe(
+          Layer.provideMerge(backend),
+          withTelemetry(settings)
+        )
       )
       const service = Context.get(context, Backend.Backend)
       const url = `http://${settings.host.includes(":") ? `[${settings.host}]` : settings.host}:${settings.port}/mcp`

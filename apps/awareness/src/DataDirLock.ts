@@ -1,14 +1,15 @@
 /**
  * An exclusive lock on the embedded store's data directory: PGlite has no lock of its own, and two processes on one
- * folder lose each other's writes. The lock is a file, `heed-awareness.lock`, created with O_EXCL and holding the
- * holder's PID (and, for a server, its URL); a lock whose process is gone is taken over.
+ * folder lose each other's writes. The lock is a file, `heed-awareness.lock`, created with O_EXCL and naming its
+ * holder by PID, process start time, boot id and a random token (see `internal/lockFile.ts`), plus what the holder
+ * serves: its HTTP URL (for `briefing`) and its session socket (for attached stdio sessions). A lock whose holder is
+ * gone, or whose PID now belongs to another process, is taken over.
  *
  * @since 0.1.0
  */
-import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as LockFile from "./internal/lockFile.ts"
 
 /**
  * The lock file's name inside the data directory.
@@ -16,7 +17,7 @@ import * as Schema from "effect/Schema"
  * @category constants
  * @since 0.1.0
  */
-export const fileName = "heed-awareness.lock"
+export const fileName = LockFile.lockFileName
 
 /**
  * What a lock file says about its holder.
@@ -24,11 +25,7 @@ export const fileName = "heed-awareness.lock"
  * @category models
  * @since 0.1.0
  */
-export interface Holder {
-  readonly pid: number
-  /** The MCP URL of the holder when it is an HTTP server. */
-  readonly url?: string | undefined
-}
+export type Holder = LockFile.LockRecord
 
 /**
  * The data directory is in use by another live process.
@@ -42,45 +39,18 @@ export class DataDirLocked extends Schema.TaggedError<DataDirLocked>()("DataDirL
   url: Schema.optional(Schema.String)
 }) {}
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /**
  * Reads the holder of the lock on `dataDir`, if a live process holds it.
  *
  * @category getters
  * @since 0.1.0
  */
-export const holder = (dataDir: string): Holder | undefined => {
-  try {
-    const parsed = JSON.parse(readFileSync(join(dataDir, fileName), "utf8")) as Holder
-    return typeof parsed.pid === "number" && alive(parsed.pid) ? parsed : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const tryCreate = (path: string): boolean => {
-  try {
-    const fd = openSync(path, "wx")
-    writeFileSync(fd, JSON.stringify({ pid: process.pid } satisfies Holder))
-    closeSync(fd)
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
-    throw error
-  }
-}
+export const holder = (dataDir: string): Holder | undefined => LockFile.liveHolder(dataDir)
 
 /**
  * Takes the lock on `dataDir` for the scope (released, i.e. the file removed, when the scope closes). Fails with
- * {@link DataDirLocked} naming the holder's PID when another live process holds it.
+ * {@link DataDirLocked} naming the holder's PID when another live process holds it. A lock this process already
+ * holds (an attached session taking over takes it before loading the store) is kept, and released with the scope.
  *
  * @category constructors
  * @since 0.1.0
@@ -88,36 +58,20 @@ const tryCreate = (path: string): boolean => {
 export const acquire = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
-      const path = join(dataDir, fileName)
-      for (let attempt = 0; attempt < 3; attempt++) {
-        if (tryCreate(path)) return Effect.succeed(path)
-        const current = holder(dataDir)
-        if (current !== undefined) {
-          return Effect.fail(
-            new DataDirLocked({
-              message:
-                `the data directory ${dataDir} is in use by process ${current.pid}` +
-                `${current.url === undefined ? "" : ` (a server at ${current.url})`}: stop it, or choose another folder with --data-dir or HEED_DATA_DIR`,
-              pid: current.pid,
-              url: current.url
-            })
-          )
-        }
-        rmSync(path, { force: true }) // the holder is gone: a stale lock
-      }
-      return Effect.die(new Error(`could not take the lock ${path}`))
+      const current = LockFile.tryAcquire(dataDir)
+      if (current === undefined) return Effect.succeed(dataDir)
+      return Effect.fail(
+        new DataDirLocked({
+          message:
+            `the data directory ${dataDir} is in use by process ${current.pid}` +
+            `${current.url === undefined ? "" : ` (a server at ${current.url})`}: stop it, or choose another folder with --data-dir or HEED_DATA_DIR`,
+          pid: current.pid,
+          url: current.url
+        })
+      )
     }),
-    (path) => Effect.sync(() => release(path))
+    (dir) => Effect.sync(() => LockFile.release(dir))
   )
-
-const release = (path: string) => {
-  try {
-    const current = JSON.parse(readFileSync(path, "utf8")) as Holder
-    if (current.pid === process.pid) rmSync(path, { force: true })
-  } catch {
-    // already gone
-  }
-}
 
 /**
  * Records the server's URL in the lock this process holds on `dataDir`, so that `briefing` can read through it.
@@ -128,9 +82,7 @@ const release = (path: string) => {
 export const advertise = (dataDir: string, url: string) =>
   Effect.sync(() => {
     try {
-      const path = join(dataDir, fileName)
-      const current = JSON.parse(readFileSync(path, "utf8")) as Holder
-      if (current.pid === process.pid) writeFileSync(path, JSON.stringify({ pid: process.pid, url } satisfies Holder))
+      LockFile.advertise(dataDir, { url })
     } catch {
       // no lock (an in-memory or server store)
     }

@@ -13,14 +13,14 @@
  *
  * @since 0.1.0
  */
-import { homedir, userInfo } from "node:os"
-import { isAbsolute, join } from "node:path"
+import { userInfo } from "node:os"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as SharedSession from "./internal/sharedSession.ts"
 
 /**
  * Resolved settings.
@@ -146,14 +146,10 @@ const defaultOwner = (): string => {
  * @category getters
  * @since 0.1.0
  */
-export const defaultDataDir = (
-  env: { readonly XDG_DATA_HOME?: string | undefined; readonly HOME?: string | undefined } = process.env
-): string => {
-  if (env.XDG_DATA_HOME !== undefined && isAbsolute(env.XDG_DATA_HOME)) {
-    return join(env.XDG_DATA_HOME, "heed", "awareness")
-  }
-  return join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir(), ".local", "share", "heed", "awareness")
-}
+export const defaultDataDir: (env?: {
+  readonly XDG_DATA_HOME?: string | undefined
+  readonly HOME?: string | undefined
+}) => string = SharedSession.defaultDataDir
 
 const pick = <A>(override: Option.Option<A> | undefined, fallback: A): A =>
   override !== undefined && Option.isSome(override) ? override.value : fallback

@@ -77,8 +77,10 @@ describe("command line", () => {
           `heed-awareness: port ${port} on 127.0.0.1 is already in use (another server?): stop it, or choose another port with --port or HEED_PORT`
         )
 
-        // The data directory is locked: a second process on it fails naming the holder's PID (issue 12 #9) ...
-        const second = run(["serve", "--stdio", "--data-dir", join(dir, "nested", "data")])
+        // The data directory is locked: a second server on it fails naming the holder's PID (issue 12 #9; stdio
+        // sessions attach to the holder instead, see Sessions.test.ts) ...
+        const otherPort = yield* Effect.promise(freePort)
+        const second = run(["serve", "--port", String(otherPort), "--data-dir", join(dir, "nested", "data")])
         assert.strictEqual(yield* Effect.promise(() => second.exited), 1)
         assert.include(second.errors(), `is in use by process ${server.child.pid}`)
         assert.notInclude(second.errors(), "    at ")
