@@ -50,6 +50,28 @@ describe("MessageBuffer", () => {
     })
   )
 
+  it.effect("since() returns at most 50 messages however many are asked for, oldest first after the cursor", () =>
+    Effect.gen(function* () {
+      const buffer = MessageBuffer.make()
+      for (let i = 1; i <= 600; i++) yield* buffer.append(message("#a", `m${i}`))
+      const page = yield* buffer.since("#a", 0, 1000)
+      assert.strictEqual(page.messages.length, 50)
+      assert.strictEqual(page.messages[0]!.text, "m101")
+      assert.strictEqual(page.messages[49]!.text, "m150")
+      assert.strictEqual(page.skipped, 100)
+      assert.strictEqual((yield* buffer.since("#a", 0)).messages.length, 50)
+      // a configured read limit caps since() too
+      const small = MessageBuffer.make({ readLimit: 3 })
+      for (let i = 1; i <= 10; i++) yield* small.append(message("#a", `s${i}`))
+      assert.deepStrictEqual(
+        (yield* small.since("#a", 0, 8)).messages.map((m) => m.text),
+        ["s1", "s2", "s3"]
+      )
+      // since() only looks: the messages stay unread
+      assert.strictEqual(yield* buffer.unread("#a"), 500)
+    })
+  )
+
   it.effect("claimed messages stay out of later reads; a release returns them, an ack settles them for good", () =>
     Effect.gen(function* () {
       const buffer = MessageBuffer.make()
