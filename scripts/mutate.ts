@@ -13,11 +13,14 @@ import { createRequire } from "node:module"
 import { join, relative } from "node:path"
 import { isNamed, root, workspacePackages } from "./workspace.ts"
 
-const usage = `Usage: ./heed mutate <package> [--files <glob>]... [--incremental] [--concurrency <n>] [--no-check]
+const usage = `Usage: ./heed mutate <package> [--files <glob>]... [--tests <glob>]... [--incremental] [--concurrency <n>] [--no-check]
 
   <package>          the package to mutate (short or full name: collator, @heed/collator)
   --files <glob>     mutate only these files, relative to the package's src/ (repeatable; default: every
                      src/**/*.ts except index.ts), e.g. --files Pattern.ts --files 'internal/*.ts'
+  --tests <glob>     run only these test files, relative to the package (repeatable; default: the package's
+                     vitest include), e.g. --tests test/Token.test.ts: much faster where the suite is slow, but the
+                     score then counts only what these tests catch
   --incremental      reuse mutation-results/<package>/incremental.json from the previous run: only mutants in
                      changed code, or covered by changed tests, run again
   --concurrency <n>  test runner processes (default 1; the machine is shared)
@@ -26,6 +29,7 @@ const usage = `Usage: ./heed mutate <package> [--files <glob>]... [--incremental
 interface Options {
   readonly pkg: string
   readonly files: ReadonlyArray<string>
+  readonly tests: ReadonlyArray<string>
   readonly incremental: boolean
   readonly concurrency: number
   readonly check: boolean
@@ -34,6 +38,7 @@ interface Options {
 const parse = (args: ReadonlyArray<string>): Options => {
   let pkg: string | undefined
   const files: Array<string> = []
+  const tests: Array<string> = []
   let incremental = false
   let concurrency = 1
   let check = true
@@ -47,6 +52,8 @@ const parse = (args: ReadonlyArray<string>): Options => {
     }
     if (arg === "--files") files.push(value())
     else if (arg.startsWith("--files=")) files.push(arg.slice("--files=".length))
+    else if (arg === "--tests") tests.push(value())
+    else if (arg.startsWith("--tests=")) tests.push(arg.slice("--tests=".length))
     else if (arg === "--incremental") incremental = true
     else if (arg === "--no-check") check = false
     else if (arg === "--concurrency" || arg.startsWith("--concurrency=")) {
@@ -62,7 +69,7 @@ const parse = (args: ReadonlyArray<string>): Options => {
     else throw new Error(`one package at a time (got ${pkg} and ${arg})`)
   }
   if (pkg === undefined) throw new Error("name the package to mutate")
-  return { pkg, files, incremental, concurrency, check }
+  return { pkg, files, tests, incremental, concurrency, check }
 }
 
 let options: Options
@@ -92,6 +99,16 @@ mkdirSync(out, { recursive: true })
 const reportJson = join(out, "report.json")
 rmSync(reportJson, { force: true })
 
+// --tests: a vitest config beside the package's own (so its relative paths resolve the same) that narrows include.
+const vitestConfig = options.tests.length === 0 ? "vitest.config.ts" : "vitest.stryker.config.ts"
+if (options.tests.length > 0) {
+  writeFileSync(
+    join(pkg.dir, vitestConfig),
+    `// written by ./heed mutate --tests; git-ignored, removed after the run\n` +
+      `import base from "./vitest.config.ts"\n\n` +
+      `export default { ...base, test: { ...base.test, include: ${JSON.stringify(options.tests)} } }\n`
+  )
+}
 // Plugins by absolute path: under pnpm, Stryker's default "@stryker-mutator/*" glob only sees its own dependencies.
 const require = createRequire(join(root, "package.json"))
 const plugins = ["@stryker-mutator/vitest-runner", ...(options.check ? ["@stryker-mutator/typescript-checker"] : [])]
@@ -100,7 +117,7 @@ const config = {
   packageManager: "pnpm",
   plugins: plugins.map((name) => require.resolve(name)),
   testRunner: "vitest",
-  vitest: { configFile: "vitest.config.ts" },
+  vitest: { configFile: vitestConfig },
   checkers: options.check ? ["typescript"] : [],
   tsconfigFile: "tsconfig.json",
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
@@ -137,6 +154,7 @@ const stryker = spawnSync(
   }
 )
 const seconds = Math.round((Date.now() - started) / 1000)
+if (options.tests.length > 0) rmSync(join(pkg.dir, vitestConfig), { force: true })
 // The vitest runner leaves its setup files (stryker-setup-<n>.js) in the package folder when it runs in place.
 for (const entry of readdirSync(pkg.dir)) {
   if (/^stryker-setup-\d+\.js$/.test(entry)) rmSync(join(pkg.dir, entry), { force: true })
