@@ -52,6 +52,7 @@ describe("MentionRules edges", () => {
     assert.strictEqual(remove("hey @CLAUDE: look   here "), "hey look here")
     assert.strictEqual(remove("mail bob@claude.com or @claudette"), "mail bob@claude.com or @claudette")
     assert.strictEqual(MentionRules.mentionRemover("bot")("@bot hi @bot"), "hi")
+    assert.strictEqual(remove("ping(@claude) now"), "ping() now")
   })
 
   it("a channel starts with #, &, + or !; anything else that is not our nick is not for us", () => {
@@ -73,5 +74,10 @@ describe("MentionRules edges", () => {
     })
     assert.deepStrictEqual(MentionRules.parseThread("[thread:a]x"), { thread: undefined, text: "[thread:a]x" })
     assert.deepStrictEqual(MentionRules.parseThread("[thread:a] x"), { thread: "a", text: "x" })
+    assert.deepStrictEqual(
+      ["build-fix", "a", "x".repeat(32), "x".repeat(33), "", "a b"].map(MentionRules.isThreadName),
+      [true, true, true, false, false, false]
+    )
+    assert.strictEqual(MentionRules.threadPrefix("build-fix"), "[thread:build-fix] ")
   })
 })
