@@ -75,6 +75,17 @@ const bodyOf = (bytes: number) => {
   return JSON.stringify({ pad: "x".repeat(bytes - frame.length) })
 }
 
+const titles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  409: "Conflict",
+  413: "Content Too Large",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
 describe("RestServer problems", () => {
   it.live("a tool failure answers the status its code names, with the failure's fields in the problem", () =>
     Effect.gen(function* () {
@@ -105,6 +116,7 @@ describe("RestServer problems", () => {
         assert.strictEqual(reply.body.code, code)
         assert.strictEqual(reply.body.detail, `m-${code}`)
         assert.strictEqual(reply.body.status, reply.status, code)
+        assert.strictEqual(reply.body.title, titles[reply.status], code)
         answered.push([code, reply.status])
       }
       assert.deepStrictEqual(answered, expected)
