@@ -129,4 +129,53 @@ describe("RestServer routes", () => {
       assert.strictEqual(port.calls.length, 1)
     })
   )
+
+  it.live("an unknown tool is a 404 naming the valid tools, with a suggestion only for a close name", () =>
+    Effect.gen(function* () {
+      const port = recording()
+      const host = yield* listen(RestServer.layer().pipe(Layer.provide([port.layer, HttpServer.layerServices])))
+      const close = yield* request(host, "POST", "/v1/tools/remnd", {})
+      assert.strictEqual(close.status, 404)
+      assert.deepStrictEqual(
+        [close.body.code, close.body.parameter, close.body.suggestion, close.body.detail],
+        ["not_found", "name", "remind", "There is no tool 'remnd'. Did you mean 'remind'?"]
+      )
+      assert.deepStrictEqual(close.body.valid, [...names, ...readTools])
+      const far = yield* request(host, "POST", "/v1/tools/zzzzzzzzzzzz", {})
+      assert.deepStrictEqual(
+        [far.status, far.body.suggestion, far.body.detail],
+        [404, undefined, "There is no tool 'zzzzzzzzzzzz'."]
+      )
+      assert.deepStrictEqual(port.calls, [])
+    })
+  )
+
+  it.live("the OpenAPI document and the docs page are served at their default and configured paths", () =>
+    Effect.gen(function* () {
+      const port = recording()
+      const host = yield* listen(RestServer.layer().pipe(Layer.provide([port.layer, HttpServer.layerServices])))
+      const spec = yield* request(host, "GET", "/openapi.json")
+      assert.strictEqual(spec.status, 200)
+      assert.include(spec.body.paths["/v1/status"].post.description, "The report_status tool.")
+      assert.include(
+        spec.body.paths["/v1/tools/{name}"].post.description,
+        "- `get_briefing` (read-only): The get_briefing tool."
+      )
+      assert.include(spec.body.paths["/v1/tools/{name}"].post.description, "- `remind`: The remind tool.")
+      const docs = yield* Effect.promise(async () => {
+        const response = await fetch(`http://${host}/docs`)
+        return { status: response.status, type: response.headers.get("content-type") ?? "" }
+      })
+      assert.deepStrictEqual([docs.status, docs.type.startsWith("text/html")], [200, true])
+      const moved = yield* listen(
+        RestServer.layer({ openapiPath: "/api/spec.json", docsPath: "/api/docs" }).pipe(
+          Layer.provide([port.layer, HttpServer.layerServices])
+        )
+      )
+      assert.strictEqual((yield* request(moved, "GET", "/api/spec.json")).status, 200)
+      const movedDocs = yield* Effect.promise(async () => (await fetch(`http://${moved}/api/docs`)).status)
+      assert.strictEqual(movedDocs, 200)
+      assert.strictEqual((yield* request(moved, "GET", "/openapi.json")).status, 404)
+    })
+  )
 })
