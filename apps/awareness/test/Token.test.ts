@@ -111,7 +111,7 @@ describe("Token.parseDuration", () => {
       ["0s", null]
     ]
     assert.deepStrictEqual(
-      cases.map(([text]) => [text, Token.parseDuration(text)]),
+      cases.map(([text]) => [text, Token.parseDuration(text)] as const),
       cases
     )
   })
@@ -131,7 +131,7 @@ describe("Token.fromAuthorization", () => {
       ["Basic abc", undefined]
     ]
     assert.deepStrictEqual(
-      cases.map(([header]) => [header, Token.fromAuthorization(header)]),
+      cases.map(([header]) => [header, Token.fromAuthorization(header)] as const),
       cases
     )
   })

@@ -19,7 +19,7 @@ const recording = () => {
       inputSchema: { type: "object" }
     })),
     call: (name, params) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<unknown> => {
         calls.push([name, params])
         if (name === "get_alerts") {
           return Effect.succeed({
@@ -102,7 +102,8 @@ describe("RestServer routes", () => {
           headers: { "content-type": "application/json" },
           body: "{not json"
         })
-        return { status: response.status, body: await response.json() }
+        // biome-ignore lint/suspicious/noExplicitAny: parsed JSON
+        return { status: response.status, body: (await response.json()) as any }
       })
       assert.strictEqual(reply.status, 400)
       assert.strictEqual(reply.body.code, "invalid_parameter")
