@@ -39,3 +39,45 @@ describe("MentionRules", () => {
     assert.isFalse(MentionRules.isThreadName("x".repeat(33)))
   })
 })
+
+describe("MentionRules edges", () => {
+  it("a nick ending in a dash has no short nick; one starting with a dash has the rest", () => {
+    assert.isUndefined(MentionRules.shortNick("claude-"))
+    assert.strictEqual(MentionRules.shortNick("-claude"), "claude")
+  })
+
+  it("the mention remover takes out @nick and @short with a trailing , or : and collapses the spaces", () => {
+    const remove = MentionRules.mentionRemover("spark-claude")
+    assert.strictEqual(remove("@spark-claude, deploy it"), "deploy it")
+    assert.strictEqual(remove("hey @CLAUDE: look   here "), "hey look here")
+    assert.strictEqual(remove("mail bob@claude.com or @claudette"), "mail bob@claude.com or @claudette")
+    assert.strictEqual(MentionRules.mentionRemover("bot")("@bot hi @bot"), "hi")
+    assert.strictEqual(remove("ping(@claude) now"), "ping() now")
+  })
+
+  it("a channel starts with #, &, + or !; anything else that is not our nick is not for us", () => {
+    assert.deepStrictEqual(["#a", "&a", "+a", "!a", "a#b", "alice"].map(MentionRules.isChannel), [
+      true,
+      true,
+      true,
+      true,
+      false,
+      false
+    ])
+    assert.deepStrictEqual(classify("someone-else", "alice", "hi"), { kind: "drop", reason: "not-for-us" })
+  })
+
+  it("a thread prefix counts only at the start of the text and followed by a space", () => {
+    assert.deepStrictEqual(MentionRules.parseThread("see [thread:a] x"), {
+      thread: undefined,
+      text: "see [thread:a] x"
+    })
+    assert.deepStrictEqual(MentionRules.parseThread("[thread:a]x"), { thread: undefined, text: "[thread:a]x" })
+    assert.deepStrictEqual(MentionRules.parseThread("[thread:a] x"), { thread: "a", text: "x" })
+    assert.deepStrictEqual(
+      ["build-fix", "a", "x".repeat(32), "x".repeat(33), "", "a b"].map(MentionRules.isThreadName),
+      [true, true, true, false, false, false]
+    )
+    assert.strictEqual(MentionRules.threadPrefix("build-fix"), "[thread:build-fix] ")
+  })
+})

@@ -1,0 +1,104 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { Awareness, Store } from "../src/index.ts"
+
+const START = Date.parse("2026-03-20T12:00:00Z")
+const DUE = "2026-03-20T11:00:00Z"
+
+const instance = Effect.gen(function* () {
+  return yield* Awareness.Awareness
+})
+
+/** What the store holds for an intention: its state. */
+const stateOf = (id: string) =>
+  Effect.flatMap(Store.Store, (store) =>
+    Effect.map(store.get(id), (found) => (found._tag === "Some" ? found.value.data.state : "missing"))
+  )
+
+/**
+ * The memory store in context, seen through a store that runs `between` once (after `arm()`) right before the first
+ * `update`: another replica's write landing between a briefing's reads and its claim of a due intention.
+ */
+const beforeClaim = <E>(between: Effect.Effect<unknown, E>) =>
+  Effect.map(Store.Store, (memory) => {
+    let armed = false
+    let fired = false
+    const racing: Store.Store["Service"] = {
+      ...memory,
+      update: (id, f) =>
+        Effect.suspend(() => {
+          if (!armed) return memory.update(id, f)
+          armed = false
+          fired = true
+          return Effect.andThen(Effect.orDie(between), memory.update(id, f))
+        })
+    }
+    return {
+      layer: Layer.succeed(Store.Store, racing),
+      arm: () => {
+        armed = true
+      },
+      fired: () => fired
+    }
+  })
+
+describe("Awareness: delivering intentions", () => {
+  it.effect("a read that loses the claim to another replica shows the intention without marking it new", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const racing = yield* beforeClaim(other.getBriefing())
+      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const { id } = yield* one.remind({ goal: "Call", source: "me", tags: [], deliver_at: DUE })
+      racing.arm()
+      const read = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      // the other replica claimed it first (and marked it new there): here it is shown, once, as already delivered
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, undefined]]
+      )
+      assert.strictEqual(yield* stateOf(id), "fired")
+      // and no later read of either replica marks it new again
+      for (const replica of [one, other]) {
+        assert.deepStrictEqual(
+          (yield* replica.getBriefing()).fired_intentions?.map((item) => [item.id, item.new]),
+          [[id, undefined]]
+        )
+      }
+    }).pipe(Effect.provide(Store.Store.layerMemory))
+  )
+
+  it.effect("a briefing that delivers is never served from the cache: the store holds the intention fired", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const awareness = yield* instance
+      const { id } = yield* awareness.remind({ goal: "Water plants", source: "me", tags: [], deliver_at: DUE })
+      // a peek shows what a read would deliver, without delivering it
+      const peeked = yield* awareness.peekBriefing
+      assert.deepStrictEqual(
+        peeked.fired_intentions?.map((item) => item.id),
+        [id]
+      )
+      assert.strictEqual(yield* stateOf(id), "pending")
+      const first = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        first.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, true]]
+      )
+      assert.strictEqual(yield* stateOf(id), "fired")
+      const second = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        second.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, undefined]]
+      )
+      assert.strictEqual(second.staleness_sec, 0)
+      // the briefing after the delivery is cached like any other
+      yield* TestClock.adjust("30 seconds")
+      const third = yield* awareness.getBriefing()
+      assert.deepStrictEqual(third.fired_intentions, second.fired_intentions)
+      assert.strictEqual(third.staleness_sec, 30)
+    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))))
+  )
+})
