@@ -246,7 +246,7 @@ describe("MessageBuffer", () => {
 
   it.effect("targets lists every target with messages; the layer provides a buffer", () =>
     Effect.gen(function* () {
-      const buffer = yield* MessageBuffer
+      const buffer = yield* MessageBuffer.MessageBuffer
       yield* buffer.append(message("#a", "x"))
       yield* buffer.append(message("#b", "y"))
       assert.deepStrictEqual(yield* buffer.targets, ["#a", "#b"])

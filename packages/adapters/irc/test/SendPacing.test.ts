@@ -1,7 +1,7 @@
 import { createConnection } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { IrcTransport } from "../src/IrcTransport.ts"
+import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
 import { eventQueue, is, skipIrc, waitFor } from "./helpers.ts"
 

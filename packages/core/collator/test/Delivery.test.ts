@@ -47,9 +47,9 @@ describe("Awareness: delivering intentions", () => {
   it.effect("a read that loses the claim to another replica shows the intention without marking it new", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(START)
-      const other = yield* Effect.provide(instance, Awareness.Awareness.layer)
+      const other = yield* Effect.provide(instance, Awareness.layer)
       const racing = yield* beforeClaim(other.getBriefing())
-      const one = yield* Effect.provide(instance, Awareness.Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
       const { id } = yield* one.remind({ goal: "Call", source: "me", tags: [], deliver_at: DUE })
       racing.arm()
       const read = yield* one.getBriefing()
@@ -67,7 +67,7 @@ describe("Awareness: delivering intentions", () => {
           [[id, undefined]]
         )
       }
-    }).pipe(Effect.provide(Store.Store.layerMemory))
+    }).pipe(Effect.provide(Store.layerMemory))
   )
 
   it.effect("a briefing that delivers is never served from the cache: the store holds the intention fired", () =>
@@ -99,6 +99,6 @@ describe("Awareness: delivering intentions", () => {
       const third = yield* awareness.getBriefing()
       assert.deepStrictEqual(third.fired_intentions, second.fired_intentions)
       assert.strictEqual(third.staleness_sec, 30)
-    }).pipe(Effect.provide(Awareness.Awareness.layer.pipe(Layer.provideMerge(Store.Store.layerMemory))))
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
   )
 })
