@@ -134,8 +134,12 @@ const serve = Command.make(
     const settings = yield* loadSettings(flags)
     const kind = storeKind(settings, flags.memory)
     const backend = Backend.layer(kind)
-    // The holder of an embedded folder serves MCP on its session socket too: stdio sessions attach to it.
-    const sessions = kind._tag === "embedded" ? SessionSocket.layer(settings, kind.dataDir) : Layer.empty
+    // The holder of an embedded folder serves MCP on its session socket too: stdio sessions attach to it. An
+    // in-memory PGlite store (`--data-dir memory://`) has no folder to put a socket in, and nobody to share it with.
+    const sessions =
+      kind._tag === "embedded" && !kind.dataDir.includes("://")
+        ? SessionSocket.layer(settings, kind.dataDir)
+        : Layer.empty
     if (flags.stdio) {
       return yield* Layer.launch(
         Layer.merge(Server.layerStdio(settings), sessions).pipe(Layer.provide(backend), withTelemetry(settings))

@@ -106,6 +106,9 @@ describe("summarize (./heed test's closing summary)", () => {
       "  @heed/a: 2 passed, 1 failed, 1 skipped in 1 files (3 s of test time)",
       "  @heed/b: 4 passed, 0 failed in 0 files (0 s of test time)",
       "",
+      "Skipped, and why:",
+      "  @heed/a: 1 skipped, and no reason was printed",
+      "",
       "Failed tests (1):",
       "  ✗ @heed/a test/One.test.ts > one breaks",
       "6 passed, 1 failed, 1 skipped"

@@ -139,8 +139,12 @@ const handlers = (options: Options) =>
         // The full briefing (with the evaluation block) unless `explain=false`, as REST served it before
         // get_briefing's compact default; `format=text` is the tool's plain text, served as `text/plain`.
         getBriefing: ({ query }) =>
-          Effect.map(run("get_briefing", { explain: query.explain ?? true, format: query.format }), (reply) =>
-            typeof reply === "string" ? (HttpServerResponse.text(reply) as unknown) : reply
+          Effect.map(
+            run("get_briefing", {
+              explain: query.explain ?? true,
+              ...(query.format === undefined ? {} : { format: query.format })
+            }),
+            (reply) => (typeof reply === "string" ? (HttpServerResponse.text(reply) as unknown) : reply)
           ),
         getAlerts: ({ query }) => {
           const { level, ...rest } = query
