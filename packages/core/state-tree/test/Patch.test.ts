@@ -88,6 +88,16 @@ describe("Patch.diff", () => {
     assert.deepStrictEqual(Patch.diff(root([]), next), [{ op: "replace", path: "", value: next }])
     assert.strictEqual(Patch.apply(root([]), Patch.diff(root([]), next)), next)
   })
+
+  it("roots with the same children that differ only in id, or only in type, are replaced wholesale in both formats", () => {
+    const children = [n("x", undefined, { properties: { v: 1 } })]
+    const renamed = n("other", children, { type: "root" })
+    const retyped = n("root", children, { type: "view" })
+    for (const format of ["compact", "slop"] as const) {
+      assert.deepStrictEqual(Patch.diff(root(children), renamed, format), [{ op: "replace", path: "", value: renamed }])
+      assert.deepStrictEqual(Patch.diff(root(children), retyped, format), [{ op: "replace", path: "", value: retyped }])
+    }
+  })
 })
 
 describe("Patch.diff fast paths", () => {
@@ -154,6 +164,17 @@ describe("Patch.apply", () => {
   it("throws a PatchError naming the path for an op that does not fit", () => {
     assert.throws(() => Patch.apply(root([]), [{ op: "remove", path: "/nope" }]), /no child "nope"/)
     assert.throws(() => Patch.apply(root([]), [{ op: "replace", path: "/a/b/properties/x", value: 1 }]), /no node "a"/)
+  })
+
+  it("the error is tagged PatchError and carries the op's path", () => {
+    try {
+      Patch.apply(root([]), [{ op: "remove", path: "/nope" }])
+      assert.fail("expected a PatchError")
+    } catch (error) {
+      assert.instanceOf(error, Patch.PatchError)
+      assert.strictEqual((error as Patch.PatchError)._tag, "PatchError")
+      assert.strictEqual((error as Patch.PatchError).path, "/nope")
+    }
   })
 
   it("property: apply(a, diff(a, b)) equals b", () => {

@@ -78,6 +78,18 @@ describe("Pipeline: truncate (depth)", () => {
     assert.strictEqual(depthOf(Pipeline.optimize(chain, { depth: -1 }, { maxDepth: 4 })), 4)
     assert.strictEqual(depthOf(Pipeline.optimize(chain, { depth: 10 }, { maxDepth: 4 })), 4)
   })
+
+  it("a provider maxDepth of 0 serves the root alone; a negative maxDepth sets no ceiling", () => {
+    const t = n("root", [n("a", [n("a1")])])
+    assert.deepStrictEqual(Pipeline.optimize(t, {}, { maxDepth: 0 }), {
+      id: "root",
+      type: "item",
+      meta: { total_children: 1 }
+    })
+    assert.strictEqual(Pipeline.effectiveDepth({ depth: 2 }, { maxDepth: 0 }), 0)
+    assert.strictEqual(Pipeline.effectiveDepth({ depth: 2 }, { maxDepth: -1 }), 2)
+    assert.strictEqual(Pipeline.optimize(t, { depth: 5 }, { maxDepth: -1 }), t)
+  })
 })
 
 describe("Pipeline: filter", () => {
@@ -339,6 +351,16 @@ describe("Pipeline: window (query)", () => {
     const lone = n("root", undefined, { properties: { label: "alone" } })
     assert.deepStrictEqual(Pipeline.optimize(lone, { window: [0, 3] }), lone)
     assert.deepStrictEqual(Pipeline.optimize(lone, { window: [0, 3], max_nodes: 10 }), lone)
+    // and so with a token budget, which plans the view without a window
+    assert.deepStrictEqual(Pipeline.optimize(lone, { window: [3, 0], max_tokens: 100 }), lone)
+    assert.deepStrictEqual(
+      Pipeline.optimize(n("root", leaves("i", 5)), { depth: 0, window: [0, 3], max_tokens: 100 }),
+      {
+        id: "root",
+        type: "item",
+        meta: { total_children: 5 }
+      }
+    )
     // a filter that hides every child leaves nothing inline either
     const hidden = Pipeline.optimize(n("root", leaves("i", 3, 0.1)), { filter: { min_salience: 0.5 }, window: [0, 2] })
     assert.isUndefined(hidden.children)
@@ -397,6 +419,17 @@ describe("Pipeline: paths and combinations", () => {
     assert.strictEqual(Node.find(tree, "/inbox/m2")?.id, "m2")
     assert.strictEqual(Node.find(tree, "/nope"), undefined)
     assert.throws(() => Pipeline.optimize(tree, { path: "/nope" }), /no node at path "\/nope"/)
+  })
+
+  it("a missing path is a PathNotFound error carrying the path", () => {
+    try {
+      Pipeline.optimize(tree, { path: "/inbox/gone" })
+      assert.fail("expected PathNotFound")
+    } catch (error) {
+      assert.instanceOf(error, Pipeline.PathNotFound)
+      assert.strictEqual((error as Pipeline.PathNotFound)._tag, "PathNotFound")
+      assert.strictEqual((error as Pipeline.PathNotFound).path, "/inbox/gone")
+    }
   })
 
   it("depth 1 + min_salience 0.5 + max_nodes 10 together; no options means no change", () => {
@@ -700,5 +733,106 @@ describe("Pipeline: filter properties", () => {
         }
       )
     )
+  })
+})
+
+describe("Pipeline: fitting max_tokens when the plan's count is not the real one", () => {
+  // a counter the plan underestimates: each line is counted alone, but the whole text costs more per line
+  const superadditive = (text: string) => text.length + text.split("\n").length ** 2
+  const shown = (node: NodeT) => node.children?.length ?? 0
+  const list = n("root", leaves("item-", 40), { type: "root" })
+
+  it("a superadditive counter: the plan is shrunk until the view fits, then grown back to the most children that fit", () => {
+    for (const window of [undefined, [2, 30] as const]) {
+      for (let budget = 87; budget <= 1200; budget += 7) {
+        const request = { max_tokens: budget, ...(window ? { window } : {}) }
+        const out = Pipeline.optimize(list, request, { countTokens: superadditive })
+        const k = shown(out)
+        assert.isAtMost(superadditive(Render.text(out)), budget, `budget ${budget}`)
+        // one more child is over the budget (or there is none to add)
+        const more = Pipeline.optimize(list, { ...(window ? { window } : {}), max_nodes: k + 2 })
+        if (shown(more) > k) assert.isAbove(superadditive(Render.text(more)), budget, `budget ${budget}: ${k} shown`)
+      }
+    }
+  })
+
+  it("an additive custom counter is planned with no margin: one more child would cost more than the budget", () => {
+    for (let budget = 49; budget <= 500; budget++) {
+      let measured = 0
+      const chars = (text: string) => {
+        if (!text.endsWith("\n")) measured++
+        return text.length
+      }
+      const out = Pipeline.optimize(list, { max_tokens: budget }, { countTokens: chars })
+      const k = shown(out)
+      assert.isAtMost(Render.text(out).length, budget)
+      // the first plan fits, so the view is measured once and served: no larger budget is tried
+      assert.strictEqual(measured, 1, `budget ${budget}`)
+      // the plan counts every line with its newline, the last one included
+      const more = Pipeline.optimize(list, { max_nodes: k + 2 })
+      assert.isAbove(Render.text(more).length + 2, budget, `budget ${budget}: ${k} shown`)
+    }
+  })
+
+  it("o200k: a last line that costs more without its newline still fits (the plan keeps a margin for it)", () => {
+    // "x !!}" is one token more than "x !!}\n" in o200k
+    assert.isAbove(TokenCounter.countO200k("x !!}"), TokenCounter.countO200k("x !!}\n"))
+    const tree = n(
+      "root",
+      leaves("x !!}", 12).map((leaf, i) => ({ ...leaf, id: `x${i} !!}` })),
+      { type: "root" }
+    )
+    const floor = TokenCounter.countO200k(Render.text(Pipeline.optimize(tree, { max_nodes: 1 })))
+    for (let budget = 10; budget <= 120; budget++) {
+      const out = Pipeline.optimize(tree, { max_tokens: budget })
+      assert.isAtMost(TokenCounter.countO200k(Render.text(out)), Math.max(floor, budget), `budget ${budget}`)
+    }
+  })
+
+  it("a fine-grained superadditive counter: one retry cut by the overshoot fits, and the bisection stops once its bounds meet", () => {
+    const big = n("root", leaves("e", 400), { type: "root" })
+    const fine = (text: string) => {
+      const lines = text.split("\n").filter((line) => line.length > 0).length
+      return lines + Math.floor((lines * lines) / 40)
+    }
+    for (const budget of [20, 35, 120, 200]) {
+      const measured: Array<number> = []
+      const counting = (text: string) => {
+        const cost = fine(text)
+        if (!text.endsWith("\n")) measured.push(cost)
+        return cost
+      }
+      const out = Pipeline.optimize(big, { max_tokens: budget }, { countTokens: counting })
+      assert.isAtMost(fine(Render.text(out)), budget)
+      const firstFit = measured.findIndex((cost) => cost <= budget)
+      assert.strictEqual(firstFit, 1, `budget ${budget}: ${measured.join(", ")}`)
+      // a small overshoot (budget 20): the plan shrunk by it keeps most of the budget
+      if (budget === 20) assert.isAbove(measured[1]!, budget / 2, `budget ${budget}: ${measured.join(", ")}`)
+      if (budget <= 35) {
+        // a narrow range: the bisection converges before its cap
+        assert.isBelow(measured.length - 1 - firstFit, 6, `budget ${budget}: ${measured.join(", ")}`)
+      }
+    }
+  })
+
+  it("with a counter the plan keeps underestimating, 6 more plans give back budget once a shrunken plan fits", () => {
+    const big = n("root", leaves("entry-", 300), { type: "root" })
+    const cube = (text: string) => text.length + text.split("\n").length ** 3
+    for (const budget of [3161, 9504, 25271, 59459]) {
+      // the plan counts lines (each ends with a newline); the fit measures whole views (no final newline)
+      const measured: Array<number> = []
+      const counting = (text: string) => {
+        const cost = cube(text)
+        if (!text.endsWith("\n")) measured.push(cost)
+        return cost
+      }
+      const out = Pipeline.optimize(big, { max_tokens: budget }, { countTokens: counting })
+      assert.isAtMost(cube(Render.text(out)), budget)
+      const firstFit = measured.findIndex((cost) => cost <= budget)
+      assert.isAbove(firstFit, 0, `budget ${budget}: the first plan is over`)
+      // the range between the view that fits and the one that did not is wide: the bisection runs to its cap
+      assert.strictEqual(measured.length - 1 - firstFit, 6, `budget ${budget}: ${measured.join(", ")}`)
+      assert.strictEqual(cube(Render.text(out)), Math.max(...measured.filter((cost) => cost <= budget)))
+    }
   })
 })
