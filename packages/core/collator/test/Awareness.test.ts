@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import { Deferred, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, AwarenessError, AwarenessTools, Store } from "../src/index.ts"
+import { Awareness, AwarenessError, AwarenessTools, type Entry, Store } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z") // a Friday
 const TestLayer = Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))
@@ -61,6 +61,16 @@ const afterRead = <E>(selects: (filter: Store.EntryFilter) => boolean, between: 
       fired: () => fired
     }
   })
+
+/** An entry written straight to the store, as another writer (or an older release) may leave it. */
+const stored = (fields: Pick<Entry.Entry, "id" | "type" | "source" | "data"> & Partial<Entry.Entry>): Entry.Entry => ({
+  tags: [],
+  created: "2026-03-20T10:00:00Z",
+  updated: null,
+  expires: null,
+  deleted: null,
+  ...fields
+})
 
 /** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
 const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
@@ -1105,4 +1115,317 @@ describe("AwarenessTools.suggest", () => {
     assert.isUndefined(AwarenessTools.suggest("urgent", ["warning", "critical"]))
     assert.isUndefined(AwarenessTools.suggest("anything", []))
   })
+})
+
+// Kept at the end of the file: entry ids come from the seeded Random, and tests placed earlier would change the ids
+// (and so the token counts) the tests above see.
+describe("Awareness: the briefing cache, its snapshot and delivery", () => {
+  const uplink = (awareness: Awareness.AwarenessShape, resolved: boolean) =>
+    awareness.reportAlert({
+      source: "nas",
+      tags: [],
+      alert_id: "link",
+      level: "warning",
+      alert_type: "structural",
+      message: "Uplink down",
+      resolved
+    })
+
+  it.effect(
+    "an unchanged briefing is regenerated once it is maxCacheAgeSec old (300 s by default), also for an empty store",
+    () =>
+      Effect.gen(function* () {
+        const awareness = yield* setup
+        assert.strictEqual((yield* awareness.getBriefing()).staleness_sec, 0)
+        yield* TestClock.adjust("299 seconds")
+        assert.strictEqual((yield* awareness.getBriefing()).staleness_sec, 299)
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual((yield* awareness.getBriefing()).staleness_sec, 0)
+      }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("peekBriefing is served from the cache like a read", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 3600 })
+      assert.strictEqual((yield* awareness.peekBriefing).staleness_sec, 0)
+      yield* TestClock.adjust("10 seconds")
+      assert.strictEqual((yield* awareness.peekBriefing).staleness_sec, 10)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("a preference other than the timezone does not set the briefing's time zone, whatever its value", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "backup_slow",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Backup slow"
+      })
+      yield* awareness.learnPattern({
+        source: "nas",
+        tags: [],
+        description: "backups run 7-9 local time",
+        conditions: { hour_range: [7, 9], alert_id: "backup_*" }
+      })
+      yield* minutes(1)
+      // the newest entry in the store, holding a zone 08:00 there: 12:00 UTC still rules the pattern out
+      yield* awareness.setPreference({ key: "home_zone", value: "America/New_York" })
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect(
+    "a firing alert is the headline over a resolved flapping one of the same level updated at the same instant",
+    () =>
+      Effect.gen(function* () {
+        const awareness = yield* setup
+        const store = yield* Store.Store
+        const changes = ["11:45", "11:50", "11:55", "12:00"].map((time) => `2026-03-20T${time}:00Z`)
+        const alert = (id: string, alertId: string, message: string, resolved: boolean) =>
+          stored({
+            id,
+            type: "alert",
+            source: "nas",
+            updated: "2026-03-20T12:00:00Z",
+            data: {
+              alert_id: alertId,
+              level: "warning",
+              alert_type: "threshold",
+              message,
+              resolved,
+              state_changes: changes
+            }
+          })
+        yield* store.insert(alert("alert-a", "link", "Uplink flapping", true))
+        yield* store.insert(alert("alert-b", "disk", "Disk full", false))
+        const briefing = yield* awareness.getBriefing()
+        assert.strictEqual(briefing.active_alerts, 2)
+        assert.strictEqual(briefing.sources.nas?.headline, "Disk full")
+      }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("only pattern entries explain alerts: a note carrying pattern conditions does not", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const store = yield* Store.Store
+      yield* awareness.reportAlert({
+        source: "nas",
+        tags: [],
+        alert_id: "d",
+        level: "warning",
+        alert_type: "threshold",
+        message: "Disk 91%"
+      })
+      yield* store.insert(
+        stored({
+          id: "note-1",
+          type: "note",
+          source: "nas",
+          data: { description: "disk", conditions: { alert_id: "d" } }
+        })
+      )
+      assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("an alert that flapped and resolved 44 minutes ago still counts: the default flap window is an hour", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      for (const resolved of [false, true, false, true]) {
+        yield* uplink(awareness, resolved)
+        yield* minutes(5)
+      }
+      yield* minutes(39)
+      const briefing = yield* awareness.getBriefing()
+      assert.deepStrictEqual([briefing.active_alerts, briefing.sources.nas?.flapping], [1, true])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("a due intention fires while another one is snoozed", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const later = yield* awareness.remind({
+        goal: "Later",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      yield* awareness.updateIntention({ entry_id: later.id, state: "snoozed", deliver_at: "2026-03-21T12:00:00Z" })
+      const { id } = yield* awareness.remind({
+        goal: "Now",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      yield* deliveredAsNew(awareness, id)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("retained fired intentions are listed most recently fired first, not by their deliver_at", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const first = yield* awareness.remind({
+        goal: "First",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      yield* deliveredAsNew(awareness, first.id)
+      yield* minutes(30)
+      const second = yield* awareness.remind({
+        goal: "Second",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T10:00:00Z"
+      })
+      assert.deepStrictEqual(
+        (yield* awareness.getBriefing()).fired_intentions?.map((item) => [item.id, item.new]),
+        [
+          [first.id, undefined],
+          [second.id, true]
+        ]
+      )
+      assert.deepStrictEqual(
+        (yield* awareness.getBriefing()).fired_intentions?.map((item) => item.id),
+        [second.id, first.id]
+      )
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("a fired intention with an empty acted_on list is not acknowledged: it stays shown", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const store = yield* Store.Store
+      yield* store.insert({
+        id: "fired-unacted",
+        type: "intention",
+        source: "me",
+        tags: [],
+        created: "2026-03-20T10:00:00Z",
+        updated: "2026-03-20T11:00:00Z",
+        expires: null,
+        deleted: null,
+        data: { goal: "Unacted", state: "fired", deliver_at: "2026-03-20T10:30:00Z", acted_on: [] }
+      })
+      assert.deepStrictEqual(
+        (yield* awareness.getBriefing()).fired_intentions?.map((item) => [item.id, item.new]),
+        [["fired-unacted", undefined]]
+      )
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("delivering an intention records its previous state in the changelog", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const store = yield* Store.Store
+      const { id } = yield* awareness.remind({
+        goal: "Log",
+        source: "me",
+        tags: [],
+        deliver_at: "2026-03-20T11:00:00Z"
+      })
+      yield* minutes(1)
+      yield* deliveredAsNew(awareness, id)
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.get(id)).data.changelog, [
+        { updated: "2026-03-20T12:01:00Z", changed: { state: "pending" } }
+      ])
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect(
+    "a peek that finds an intention due does not evict the cached briefing (seen when the clock steps back)",
+    () =>
+      Effect.gen(function* () {
+        const awareness = yield* setup
+        yield* awareness.remind({ goal: "Later", source: "me", tags: [], deliver_at: "2026-03-20T14:00:00Z" })
+        assert.strictEqual((yield* awareness.peekBriefing).staleness_sec, 0)
+        yield* TestClock.setTime(Date.parse("2026-03-20T14:00:00Z"))
+        assert.lengthOf((yield* awareness.peekBriefing).fired_intentions ?? [], 1)
+        yield* TestClock.setTime(START + 60_000)
+        const again = yield* awareness.peekBriefing
+        assert.strictEqual(again.staleness_sec, 60)
+        assert.isUndefined(again.fired_intentions)
+      }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("peekBriefingWithin a budget too small for any reminder leaves fired_intentions out", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.remind({ goal: "Rotate keys", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      const fitted = yield* awareness.peekBriefingWithin(40)
+      assert.isUndefined(fitted.fired_intentions)
+      assert.strictEqual(fitted.omitted?.intentions, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  for (const attention of [false, true]) {
+    it.effect(
+      `peekBriefingWithin(n) keeps a briefing of exactly n tokens whole (${attention ? "issues" : "all clear"})`,
+      () =>
+        Effect.gen(function* () {
+          const awareness = yield* setup
+          for (let i = 0; i < 6; i++) {
+            const source = `host-${i}`
+            yield* awareness.reportStatus({ source, tags: ["infra"], metrics: { cpu_pct: 50 }, ttl_sec: 3600 })
+            if (attention) {
+              yield* awareness.reportAlert({
+                source,
+                tags: ["infra"],
+                alert_id: "disk",
+                level: "warning",
+                message: `Disk usage on ${source} is high`
+              })
+            }
+          }
+          const full = yield* awareness.peekBriefing
+          assert.strictEqual(full.attention_needed, attention)
+          const tokens = TokenCounter.countO200k(TokenCounter.toCompactJson(full))
+          assert.deepStrictEqual(yield* awareness.peekBriefingWithin(tokens), full)
+        }).pipe(Effect.provide(TestLayer))
+    )
+  }
+
+  it.effect("pending_intentions counts pending intentions only, not the other entries in the store", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      yield* awareness.reportStatus({ source: "nas", tags: [], metrics: {}, ttl_sec: 3600 })
+      yield* awareness.reportAlert({ source: "nas", tags: [], alert_id: "d", level: "warning", message: "Disk 91%" })
+      yield* awareness.remind({ goal: "Later", source: "me", tags: [], deliver_at: "2026-03-27T12:00:00Z" })
+      assert.strictEqual((yield* awareness.getBriefing()).pending_intentions, 1)
+    }).pipe(Effect.provide(TestLayer))
+  )
+
+  it.effect("equally urgent intentions due at the same instant fire pending ones first, then snoozed ones", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      const store = yield* Store.Store
+      const due = "2026-03-20T11:00:00Z"
+      yield* store.insert(
+        stored({
+          id: "intention-s",
+          type: "intention",
+          source: "me",
+          created: "2026-03-20T09:00:00Z",
+          updated: "2026-03-20T10:30:00Z",
+          data: { goal: "Snoozed", state: "snoozed", urgency: "normal", deliver_at: due }
+        })
+      )
+      yield* store.insert(
+        stored({
+          id: "intention-p",
+          type: "intention",
+          source: "me",
+          data: { goal: "Pending", state: "pending", urgency: "normal", deliver_at: due }
+        })
+      )
+      assert.deepStrictEqual(
+        (yield* awareness.getBriefing()).fired_intentions?.map((item) => item.id),
+        ["intention-p", "intention-s"]
+      )
+    }).pipe(Effect.provide(TestLayer))
+  )
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { Awareness, Store } from "../src/index.ts"
+import { Awareness, type Entry, Store } from "../src/index.ts"
 
 const START = Date.parse("2026-03-20T12:00:00Z")
 const DUE = "2026-03-20T11:00:00Z"
@@ -67,6 +67,103 @@ describe("Awareness: delivering intentions", () => {
           [[id, undefined]]
         )
       }
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect(
+    "a read does not fire again an intention it shows as retained, when another replica snoozed it meanwhile",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(START)
+        const other = yield* Effect.provide(instance, Awareness.layer)
+        let earlier = ""
+        const racing = yield* beforeClaim(
+          Effect.suspend(() =>
+            other.updateIntention({ entry_id: earlier, state: "snoozed", deliver_at: "2026-03-21T12:00:00Z" })
+          )
+        )
+        const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
+        earlier = (yield* one.remind({ goal: "Earlier", source: "me", tags: [], deliver_at: DUE })).id
+        assert.lengthOf((yield* one.getBriefing()).fired_intentions ?? [], 1)
+        yield* TestClock.adjust("1 minute")
+        const { id } = yield* one.remind({ goal: "Now due", source: "me", tags: [], deliver_at: DUE })
+        racing.arm()
+        yield* one.getBriefing()
+        assert.isTrue(racing.fired())
+        assert.strictEqual(yield* stateOf(id), "fired")
+        assert.strictEqual(yield* stateOf(earlier), "snoozed")
+      }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("a read that loses the claim because another replica completed the intention shows only the others", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const other = yield* Effect.provide(instance, Awareness.layer)
+      let id = ""
+      const racing = yield* beforeClaim(
+        Effect.suspend(() => other.updateIntention({ entry_id: id, state: "completed" }))
+      )
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
+      id = (yield* one.remind({ goal: "Done elsewhere", source: "me", tags: [], deliver_at: DUE })).id
+      const kept = yield* one.remind({ goal: "Still due", source: "me", tags: [], deliver_at: DUE })
+      racing.arm()
+      const read = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      // the other due intention is still delivered, and only it
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[kept.id, true]]
+      )
+      assert.strictEqual(read.evaluation.intentions_fired, 1)
+      assert.strictEqual(yield* stateOf(id), "completed")
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("a read whose due intention vanished from the store before the claim does not show it", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const memory = yield* Store.Store
+      // an upsert that stores the intention under another id removes the row this read saw
+      const racing = yield* beforeClaim(
+        memory.upsert({ type: "intention", source: "me" }, (existing) => ({
+          ...(existing as Entry.Entry),
+          id: "replacement",
+          data: { ...existing?.data, state: "completed" }
+        }))
+      )
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
+      const { id } = yield* one.remind({ goal: "Vanishing", source: "me", tags: [], deliver_at: DUE })
+      racing.arm()
+      const read = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      assert.isUndefined(read.fired_intentions)
+      assert.strictEqual(yield* stateOf(id), "missing")
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+
+  it.effect("a due intention whose state was dropped before the claim counts as pending: it is delivered", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const memory = yield* Store.Store
+      let id = ""
+      const racing = yield* beforeClaim(
+        Effect.suspend(() =>
+          memory.update(id, (current) => ({
+            ...current,
+            data: { goal: current.data.goal, deliver_at: current.data.deliver_at }
+          }))
+        )
+      )
+      const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
+      id = (yield* one.remind({ goal: "Stateless", source: "me", tags: [], deliver_at: DUE })).id
+      racing.arm()
+      const read = yield* one.getBriefing()
+      assert.isTrue(racing.fired())
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, true]]
+      )
+      assert.strictEqual(yield* stateOf(id), "fired")
     }).pipe(Effect.provide(Store.layerMemory))
   )
 
