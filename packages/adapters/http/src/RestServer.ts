@@ -266,6 +266,11 @@ const edgeLayer = (options: Options) => {
       if (stranger !== undefined) return Effect.fail(stranger)
       return httpEffect.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, limit),
+        // the JSON payload is read with `orDie`: a body that outgrows the limit without a content-length (chunked)
+        // is a defect, an empty 413, unless it is turned back into a failure here
+        Effect.catchDefect((defect) =>
+          HttpServerError.isHttpServerError(defect) ? Effect.fail(defect) : Effect.die(defect)
+        ),
         Effect.catch((error) => {
           const problem = edgeProblem(error, max)
           // failures that are not about the request (a response that fails to encode) pass through unchanged

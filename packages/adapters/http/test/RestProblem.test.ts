@@ -1,3 +1,4 @@
+import { request } from "node:http"
 import { connect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -69,6 +70,44 @@ const declareThenStall = (host: string, path: string, declared: number, body: st
     )
   )
 
+/**
+ * Posts `body` with `transfer-encoding: chunked`, in chunks of 100 bytes, so the server only learns its size by
+ * reading it (there is no content-length to refuse up front).
+ */
+const postChunked = (host: string, path: string, body: string) =>
+  Effect.promise(
+    () =>
+      new Promise<{ status: number; type: string; body: unknown }>((resolve, reject) => {
+        const [hostname, port] = host.split(":")
+        const sent = request(
+          {
+            host: hostname,
+            port: Number(port),
+            path,
+            method: "POST",
+            headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+          },
+          (response) => {
+            let text = ""
+            response.setEncoding("utf8")
+            response.on("data", (chunk: string) => {
+              text += chunk
+            })
+            response.on("end", () =>
+              resolve({
+                status: response.statusCode ?? 0,
+                type: String(response.headers["content-type"] ?? ""),
+                body: text === "" ? null : JSON.parse(text)
+              })
+            )
+          }
+        )
+        sent.on("error", reject)
+        for (let i = 0; i < body.length; i += 100) sent.write(body.slice(i, i + 100))
+        sent.end()
+      })
+  )
+
 /** A JSON body `{"pad":"x…x"}` of exactly `bytes` bytes. */
 const bodyOf = (bytes: number) => {
   const frame = JSON.stringify({ pad: "" })
@@ -122,6 +161,31 @@ describe("RestServer problems", () => {
       assert.deepStrictEqual(answered, expected)
     })
   )
+
+  it("the OpenAPI document describes each error status with its own problem schema, named after the problem", () => {
+    const document = RestServer.openApi([]) as unknown as {
+      // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as JSON
+      readonly paths: Record<string, any>
+      // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as JSON
+      readonly components: { readonly schemas: Record<string, any> }
+    }
+    const names: Record<string, string> = {
+      400: "BadRequest",
+      401: "Unauthorized",
+      404: "NotFound",
+      409: "Conflict",
+      413: "PayloadTooLarge",
+      429: "TooManyRequests",
+      500: "Internal",
+      503: "Unavailable"
+    }
+    const responses = document.paths["/v1/tools/{name}"].post.responses
+    for (const [status, name] of Object.entries(names)) {
+      const schema = responses[status].content["application/problem+json"].schema
+      assert.deepStrictEqual(schema, { $ref: `#/components/schemas/${name}Encoded` }, status)
+      assert.isDefined(document.components.schemas[`${name}Encoded`], name)
+    }
+  })
 
   it.live("an unavailable store answers a retryable 503 that keeps every field of the failure", () =>
     Effect.gen(function* () {
@@ -193,5 +257,29 @@ describe("RestServer body limit", () => {
         assert.strictEqual(yield* declareThenStall(host, "/v1/tools/fail", 1025, "{"), "HTTP/1.1 413 Payload Too Large")
       }).pipe(Effect.scoped),
     { timeout: 10_000 }
+  )
+
+  it.live(
+    "a chunked body (no content-length) over the limit is refused with a 413 problem; one at the limit is accepted",
+    () =>
+      Effect.gen(function* () {
+        const host = yield* listen(
+          RestServer.layer({ maxBodyBytes: 1024 }).pipe(Layer.provide([failing, HttpServer.layerServices]))
+        )
+        const accepted = yield* postChunked(host, "/v1/tools/fail", bodyOf(1024))
+        assert.deepStrictEqual([accepted.status, accepted.body], [200, { status: "ok" }])
+        for (const bytes of [1025, 200_000]) {
+          const over = yield* postChunked(host, "/v1/tools/fail", bodyOf(bytes))
+          assert.strictEqual(over.status, 413, `${bytes} bytes`)
+          assert.include(over.type, "application/problem+json")
+          assert.deepStrictEqual(over.body, {
+            type: "about:blank",
+            status: 413,
+            title: "Content Too Large",
+            code: "payload_too_large",
+            detail: "The request body is over the limit of 1024 bytes."
+          })
+        }
+      })
   )
 })

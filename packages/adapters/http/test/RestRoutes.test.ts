@@ -88,11 +88,11 @@ describe("RestServer routes", () => {
       const bad = yield* request(host, "GET", "/v1/alerts?level=loud")
       assert.strictEqual(bad.status, 400)
       assert.deepStrictEqual([bad.body.code, bad.body.parameter], ["invalid_parameter", "level"])
-      assert.include(bad.body.detail, "'level'")
+      assert.strictEqual(bad.body.detail, `'level' query: Expected "warning" | "critical"`)
     })
   )
 
-  it.live("a body that is not JSON is a 400 invalid_parameter, not a 413", () =>
+  it.live("a body that is not JSON is a 400 invalid_parameter naming the body, not a 413", () =>
     Effect.gen(function* () {
       const port = recording()
       const host = yield* listen(RestServer.layer().pipe(Layer.provide([port.layer, HttpServer.layerServices])))
@@ -106,7 +106,58 @@ describe("RestServer routes", () => {
         return { status: response.status, body: (await response.json()) as any }
       })
       assert.strictEqual(reply.status, 400)
-      assert.strictEqual(reply.body.code, "invalid_parameter")
+      assert.deepStrictEqual(
+        [reply.body.code, reply.body.parameter, reply.body.detail],
+        ["invalid_parameter", "body", "payload: Expected a valid JSON body"]
+      )
+      assert.deepStrictEqual(port.calls, [])
+    })
+  )
+
+  it.live("an unknown query parameter is a 400 naming it, with a did-you-mean, the parameters taken, or none", () =>
+    Effect.gen(function* () {
+      const port = recording()
+      const host = yield* listen(RestServer.layer().pipe(Layer.provide([port.layer, HttpServer.layerServices])))
+      const taken = ["source", "level", "since", "mode", "limit", "offset"]
+      const close = yield* request(host, "GET", "/v1/alerts?source=nas&levl=critical")
+      assert.deepStrictEqual(close, {
+        status: 400,
+        body: {
+          type: "about:blank",
+          title: "Bad Request",
+          status: 400,
+          code: "invalid_parameter",
+          detail: "This endpoint has no query parameter 'levl'. Did you mean 'level'?",
+          parameter: "levl",
+          suggestion: "level",
+          valid: taken
+        }
+      })
+      const far = yield* request(host, "GET", "/v1/alerts?zzzzzzzz=1")
+      assert.deepStrictEqual(
+        [far.status, far.body.detail, far.body.parameter, far.body.suggestion, far.body.valid],
+        [
+          400,
+          `This endpoint has no query parameter 'zzzzzzzz'. It takes: ${taken.join(", ")}.`,
+          "zzzzzzzz",
+          undefined,
+          taken
+        ]
+      )
+      const none = yield* request(host, "POST", "/v1/alerts?zzzzzzzz=1", { level: "warning" })
+      assert.deepStrictEqual(
+        [none.status, none.body.detail, none.body.valid],
+        [400, "This endpoint has no query parameter 'zzzzzzzz'. It takes none.", []]
+      )
+      const long = yield* request(host, "GET", `/v1/alerts?${"q".repeat(300)}=1`)
+      assert.deepStrictEqual(
+        [long.status, long.body.parameter, long.body.detail],
+        [
+          400,
+          "q".repeat(200),
+          `This endpoint has no query parameter '${"q".repeat(200)}'. It takes: ${taken.join(", ")}.`
+        ]
+      )
       assert.deepStrictEqual(port.calls, [])
     })
   )
