@@ -3,7 +3,7 @@ import { TokenCounter } from "@heed/schema"
 import * as fc from "fast-check"
 import { BriefingView, Collator, type Entry, Mention, Pattern, Suppression } from "../src/index.ts"
 import { settingsOf } from "../src/internal/settings.ts"
-import { ago, alert, intention, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
+import { ago, ahead, alert, intention, NOW, pattern, snapshot, status, suppression } from "./fixtures.ts"
 
 const at = (iso: string) => new Date(iso)
 
@@ -1126,5 +1126,376 @@ describe("Collator.generate: invalid input fails with CollatorInputError", () =>
     const cpu = alert("nas", "cpu_high", "warning", "CPU high")
     assert.throws(() => Suppression.isSuppressed(cpu, [], new Date(Number.NaN)), /now/)
     assert.throws(() => Pattern.matchesPattern(cpu, [], NOW, { timezone: "Nowhere/Land" }), /timezone/)
+  })
+})
+
+// Below: the edges that mutation testing (issue #31) found unchecked.
+
+const minutes = (n: number) => n * 60
+/** The instant `seconds` after NOW, as valid_until writes it. */
+const until = (seconds: number) => {
+  const iso = new Date(NOW.getTime() + seconds * 1000).toISOString()
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso
+}
+/** A status that never goes stale within these tests. */
+const steady = (source: string) => status(source, { ttl: 10 ** 9 })
+
+describe("Collator.generate: valid_until names the first change", () => {
+  it("a status, an alert, a pattern or a suppression that expires ends the briefing's validity then", () => {
+    const expiring = (seconds: number) => ({ expires: ahead(seconds) })
+    const cases: ReadonlyArray<readonly [string, Collator.Snapshot, number]> = [
+      ["status", snapshot({ statuses: [{ ...steady("nas"), ...expiring(600) }] }), 600],
+      [
+        "alert",
+        snapshot({ alerts: [{ ...alert("nas", "raid", "critical", "RAID degraded"), ...expiring(700) }] }),
+        700
+      ],
+      ["pattern", snapshot({ patterns: [{ ...pattern({ effect: "disk" }), ...expiring(800) }] }), 800],
+      ["suppression", snapshot({ suppressions: [suppression({ expiresIn: 900 })] }), 900]
+    ]
+    for (const [kind, snap, seconds] of cases) {
+      assert.strictEqual(Collator.generate(snap, NOW).valid_until, until(seconds), kind)
+    }
+  })
+
+  it("a state change counts toward flapping until it leaves the flap window", () => {
+    const changed = alert("nas", "link", "critical", "Link down", { data: { state_changes: [ago(minutes(50))] } })
+    assert.strictEqual(Collator.generate(snapshot({ alerts: [changed] }), NOW).valid_until, until(minutes(10)))
+  })
+
+  it("a suppression that expired five minutes ago marks re-surfacing until the re-surface window closes", () => {
+    const disk = alert("nas", "disk", "critical", "Disk failing", { age: 7200 })
+    const expired = suppression({ source: "nas", level: "critical", createdAgo: 3600, expiresIn: -minutes(5) })
+    const result = Collator.generate(snapshot({ alerts: [disk], suppressions: [expired] }), NOW, {
+      resurfaceWindowMinutes: 10
+    })
+    assert.isTrue(result.briefing.sources.nas?.resurfaced)
+    assert.strictEqual(result.valid_until, until(minutes(5)))
+  })
+
+  it("a recurring suppression or a timed pattern makes the briefing valid to the next minute only", () => {
+    const windowed = suppression({
+      expiresIn: 30 * 86_400,
+      data: { time_intervals: [{ weekdays: ["monday"], times: [{ start_time: "11:00", end_time: "13:00" }] }] }
+    })
+    const outside = Collator.generate(snapshot({ suppressions: [windowed] }), NOW)
+    assert.strictEqual(outside.valid_until, until(60))
+    // outside its window it hides nothing, but it still counts as active
+    assert.strictEqual(outside.briefing.active_suppressions, 1)
+    const timed = pattern({ effect: "disk", conditions: { hour_range: [20, 22] } })
+    assert.strictEqual(Collator.generate(snapshot({ patterns: [timed] }), NOW).valid_until, until(60))
+    assert.isNull(Collator.generate(snapshot({ patterns: [pattern({ effect: "disk" })] }), NOW).valid_until)
+  })
+
+  it("an acknowledgement holds its alert back until the acknowledgement timeout, then it surfaces", () => {
+    const acked = alert("nas", "raid", "critical", "RAID degraded", { age: 600, data: { acknowledged_at: ago(300) } })
+    assert.strictEqual(Collator.generate(snapshot({ alerts: [acked] }), NOW).valid_until, until(minutes(240) - 300))
+    const expiring = alert("nas", "raid", "critical", "RAID degraded", {
+      age: minutes(300),
+      data: { acknowledged_at: ago(minutes(240)) }
+    })
+    assert.strictEqual(Collator.generate(snapshot({ alerts: [expiring] }), NOW).briefing.active_alerts, 1)
+  })
+
+  it("an acknowledgement counts from the instant the alert fired, not for an earlier firing", () => {
+    const sameInstant = alert("nas", "raid", "critical", "RAID degraded", {
+      age: 600,
+      data: { acknowledged_at: ago(600) }
+    })
+    assert.strictEqual(Collator.generate(snapshot({ alerts: [sameInstant] }), NOW).briefing.active_alerts, 0)
+    const refired = alert("nas", "raid", "critical", "RAID degraded", {
+      age: 600,
+      data: { acknowledged_at: ago(600), state_changes: [ago(300)] }
+    })
+    const { briefing } = Collator.generate(snapshot({ alerts: [refired] }), NOW)
+    assert.strictEqual(briefing.active_alerts, 1)
+    assert.isUndefined(briefing.evaluation.acknowledged)
+  })
+
+  it("a young warning escalates one millisecond after the escalation timeout, not at it", () => {
+    const young = alert("nas", "disk", "warning", "Disk 91%", { age: 60 })
+    assert.strictEqual(
+      Collator.generate(snapshot({ alerts: [young] }), NOW).valid_until,
+      until(minutes(240) - 60 + 0.001)
+    )
+    // only warnings escalate: an old critical alert is not marked
+    const oldCritical = Collator.generate(
+      snapshot({ alerts: [alert("nas", "raid", "critical", "RAID degraded", { age: minutes(300) })] }),
+      NOW
+    ).briefing
+    assert.isUndefined(oldCritical.sources.nas?.escalated)
+    assert.isUndefined(oldCritical.evaluation.escalated)
+    const exactly = alert("nas", "disk", "warning", "Disk 91%", { age: minutes(240) })
+    const { briefing } = Collator.generate(snapshot({ alerts: [exactly] }), NOW)
+    assert.strictEqual(briefing.sources.nas?.status, "warning")
+    assert.isUndefined(briefing.evaluation.escalated)
+  })
+
+  it("an intention due beyond the horizon changes the briefing when it enters the horizon; a near one when due", () => {
+    const far = intention("Flight", { deliverIn: minutes(120) })
+    assert.strictEqual(Collator.generate(snapshot({ intentions: [far] }), NOW).valid_until, until(minutes(60)))
+    const near = intention("Tea", { deliverIn: 30 })
+    assert.strictEqual(Collator.generate(snapshot({ intentions: [near] }), NOW).valid_until, until(30))
+  })
+})
+
+describe("Collator.generate: edges of the windows", () => {
+  const resolvedWith = (changes: ReadonlyArray<string>) =>
+    alert("nas", "link", "critical", "Link down", { data: { resolved: true, state_changes: [...changes] } })
+  const flapping = (changes: ReadonlyArray<string>) =>
+    Collator.generate(snapshot({ alerts: [resolvedWith(changes)] }), NOW, { flapThreshold: 1 }).briefing.active_alerts
+
+  it("a state change now counts toward flapping; one exactly a flap window ago or in the future does not", () => {
+    assert.strictEqual(flapping([ago(0)]), 1)
+    assert.strictEqual(flapping([ago(minutes(60))]), 0)
+    assert.strictEqual(flapping([ahead(60)]), 0)
+  })
+
+  it("a suppression expiring now no longer hides its alert, and the alert re-surfaces", () => {
+    const disk = alert("nas", "disk", "critical", "Disk failing", { age: 7200 })
+    const ending = suppression({ source: "nas", level: "critical", createdAgo: 3600, expiresIn: 0 })
+    const { briefing } = Collator.generate(snapshot({ alerts: [disk], suppressions: [ending] }), NOW)
+    assert.strictEqual(briefing.active_alerts, 1)
+    assert.strictEqual(briefing.active_suppressions, 0)
+    assert.isTrue(briefing.sources.nas?.resurfaced)
+  })
+
+  it("a suppression that expired exactly a re-surface window ago no longer marks its alert", () => {
+    const disk = alert("nas", "disk", "critical", "Disk failing", { age: 7200 })
+    const old = suppression({ source: "nas", level: "critical", createdAgo: 3600, expiresIn: -minutes(10) })
+    const { briefing } = Collator.generate(snapshot({ alerts: [disk], suppressions: [old] }), NOW, {
+      resurfaceWindowMinutes: 10
+    })
+    assert.strictEqual(briefing.sources.nas?.status, "critical")
+    assert.isUndefined(briefing.sources.nas?.resurfaced)
+  })
+
+  it("a global suppression that expired re-surfaces the alerts it hid", () => {
+    const disk = alert("nas", "disk", "critical", "Disk failing", { age: 7200 })
+    const global = suppression({ level: "critical", createdAgo: 3600, expiresIn: -60 })
+    const { briefing } = Collator.generate(snapshot({ alerts: [disk], suppressions: [global] }), NOW)
+    assert.isTrue(briefing.sources.nas?.resurfaced)
+  })
+
+  it("a deleted suppression hides nothing; one without a deleted field does", () => {
+    const disk = alert("nas", "disk", "warning", "Disk 91%")
+    const deleted = { ...suppression({ source: "nas" }), deleted: ago(5) }
+    const gone = Collator.generate(snapshot({ alerts: [disk], suppressions: [deleted] }), NOW).briefing
+    assert.strictEqual(gone.active_alerts, 1)
+    assert.strictEqual(gone.active_suppressions, 0)
+    const { deleted: _, ...noField } = suppression({ source: "nas" })
+    const kept = Collator.generate(snapshot({ alerts: [disk], suppressions: [noField as Entry.Entry] }), NOW).briefing
+    assert.strictEqual(kept.active_alerts, 0)
+  })
+})
+
+describe("Collator.generate: staleness", () => {
+  it("a status without a usable ttl_sec goes stale after 120 seconds", () => {
+    const without = (age: number, ttl: unknown) => {
+      const entry = status("nas", { age })
+      return { ...entry, data: { metrics: {}, ...(ttl === undefined ? {} : { ttl_sec: ttl }) } }
+    }
+    for (const ttl of [undefined, "soon"]) {
+      const fresh = Collator.generate(snapshot({ statuses: [without(100, ttl)] }), NOW)
+      assert.strictEqual(fresh.briefing.sources.nas?.status, "ok", String(ttl))
+      assert.strictEqual(fresh.valid_until, until(20.001), String(ttl))
+      const old = Collator.generate(snapshot({ statuses: [without(130, ttl)] }), NOW)
+      assert.strictEqual(old.briefing.sources.nas?.status, "stale", String(ttl))
+    }
+  })
+
+  it("the stale headline counts whole seconds", () => {
+    const { briefing } = Collator.generate(snapshot({ statuses: [status("nas", { age: 300.9 })] }), NOW)
+    assert.strictEqual(briefing.sources.nas?.headline, "nas has not reported in 300s")
+  })
+
+  it("of two statuses of one source with the same time, the first in the snapshot counts", () => {
+    const first = status("nas", { headline: "first" })
+    const second = status("nas", { headline: "second" })
+    const { briefing } = Collator.generate(snapshot({ statuses: [first, second] }), NOW)
+    assert.strictEqual(briefing.sources.nas?.headline, "first")
+  })
+
+  it("a status whose updated is not a timestamp reports its created time", () => {
+    const entry = { ...status("nas"), updated: "yesterday" }
+    const { briefing } = Collator.generate(snapshot({ statuses: [entry] }), NOW)
+    assert.strictEqual(briefing.sources.nas?.last_report, ago(10))
+  })
+})
+
+describe("Collator.generate: intentions", () => {
+  it("an intention due now fires; one due exactly at the horizon is upcoming, its minutes rounded up", () => {
+    const now = intention("Now", { deliverIn: 0 })
+    const edge = intention("Edge", { deliverIn: minutes(60) })
+    const soon = intention("Soon", { deliverIn: 90 })
+    const { briefing, fired } = Collator.generate(snapshot({ intentions: [edge, now, soon] }), NOW)
+    assert.deepStrictEqual(fired, [now])
+    assert.deepStrictEqual(
+      briefing.upcoming.map((item) => [item.summary, item.in_minutes]),
+      [
+        ["Soon", 2],
+        ["Edge", 60]
+      ]
+    )
+  })
+
+  it("an upcoming item without a goal is summarised by its description, else left empty", () => {
+    const described = {
+      ...intention("", { deliverIn: 600 }),
+      data: { description: "Pay rent", deliver_at: ahead(600) }
+    }
+    const bare = { ...intention("", { deliverIn: 1200 }), data: { deliver_at: ahead(1200) } }
+    const { briefing } = Collator.generate(snapshot({ intentions: [described, bare] }), NOW)
+    assert.deepStrictEqual(
+      briefing.upcoming.map((item) => item.summary),
+      ["Pay rent", ""]
+    )
+    // no state reads as pending
+    assert.strictEqual(briefing.pending_intentions, 2)
+  })
+
+  it("fired intentions come most urgent first, then the most recently due; only pending and snoozed ones fire", () => {
+    const low = intention("low", { deliverIn: -10, urgency: "low" })
+    const oldNormal = intention("old normal", { deliverIn: -600 })
+    const newNormal = intention("new normal", { deliverIn: -60 })
+    const high = intention("high", { deliverIn: -900, urgency: "high" })
+    const done = intention("done", { deliverIn: -60, state: "fired" })
+    const { fired, briefing } = Collator.generate(
+      snapshot({ intentions: [low, oldNormal, done, newNormal, high] }),
+      NOW
+    )
+    assert.deepStrictEqual(
+      fired.map((entry) => entry.data.goal),
+      ["high", "new normal", "old normal", "low"]
+    )
+    // the four fired pending ones are no longer pending, and the one fired before never was
+    assert.strictEqual(briefing.pending_intentions, 0)
+  })
+})
+
+describe("Collator.generate: inhibition rules", () => {
+  it("a rule's own levels: a warning mutes info alerts with the same labels, and a label absent on both is equal", () => {
+    const snap = snapshot({
+      alerts: [
+        alert("nas", "disk", "warning", "Disk 91%", { age: 60 }),
+        alert("nas", "smart", "info", "SMART check due"),
+        alert("ci", "note", "info", "CI note")
+      ]
+    })
+    const { briefing } = Collator.generate(snap, NOW, {
+      inhibitRules: [{ source_level: "warning", target_level: "info", equal: ["source", "region"] }]
+    })
+    assert.strictEqual(briefing.evaluation.inhibited, 1)
+    // the info alert is the one muted: the warning keeps nas's line
+    assert.strictEqual(briefing.sources.nas?.status, "warning")
+    assert.strictEqual(briefing.sources.ci?.status, "info")
+  })
+
+  it("a label missing on one alert equals the same label left empty on the other", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        alerts: [
+          alert("nas", "down", "critical", "NAS down", { data: { labels: { team: "" } } }),
+          alert("ci", "slow", "warning", "CI slow", { age: 60 })
+        ]
+      }),
+      NOW,
+      { inhibitRules: [{ equal: ["team"] }] }
+    )
+    assert.strictEqual(briefing.evaluation.inhibited, 1)
+  })
+})
+
+describe("Collator.generate: lines and groups", () => {
+  it("a critical alert of a stale source is not grouped with the same alert of a reporting one", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        statuses: [status("a", { age: 300 }), status("b"), status("c")],
+        alerts: ["a", "b", "c"].map((source) => alert(source, "db_down", "critical", "Database down"))
+      }),
+      NOW
+    )
+    assert.deepStrictEqual(
+      briefing.groups?.map((group) => group.sources),
+      [["b", "c"]]
+    )
+  })
+
+  it("an info alert makes its source info, pointing at its alerts", () => {
+    const { briefing } = Collator.generate(
+      snapshot({ alerts: [alert("nas", "smart", "info", "SMART check due")] }),
+      NOW
+    )
+    assert.deepStrictEqual(briefing.sources.nas, {
+      status: "info",
+      last_report: null,
+      headline: "SMART check due",
+      drill_down: "awareness://alerts/nas"
+    })
+  })
+
+  it("inhibition compares each listed label on its own, not their concatenation", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        alerts: [alert("ab", "c", "critical", "down"), alert("a", "bc", "warning", "slow", { age: 60 })]
+      }),
+      NOW,
+      { inhibitRules: [{ equal: ["source", "alert_id"] }] }
+    )
+    assert.isUndefined(briefing.evaluation.inhibited)
+    assert.strictEqual(briefing.active_alerts, 2)
+  })
+
+  it("an upcoming item keeps the briefing valid to the next minute only, since its in_minutes changes", () => {
+    const soon = intention("Dentist", { deliverIn: minutes(30) })
+    assert.strictEqual(Collator.generate(snapshot({ intentions: [soon] }), NOW).valid_until, until(60))
+  })
+})
+
+describe("Collator.generate: a caller's token counter", () => {
+  it("is asked even when the briefing's size would fit, so a counter above one token per byte keeps the budget", () => {
+    const snap = snapshot({ statuses: Array.from({ length: 12 }, (_, i) => status(`host-${i}`)) })
+    const bytes = (text: string) => text.length
+    const size = Collator.generate(snap, NOW, { countTokens: bytes, budget: { allClear: 10_000 } }).tokens
+    // the whole briefing is `size` bytes, under the budget, but three times as many tokens, exactly the budget
+    const budget = size * 3
+    const { tokens, briefing } = Collator.generate(snap, NOW, {
+      countTokens: (text) => bytes(text) * 3,
+      budget: { allClear: budget }
+    })
+    assert.isBelow(tokens, budget)
+    assert.strictEqual(briefing.summary, "All clear across 12 sources.")
+  })
+})
+
+describe("Collator.generate: what is read", () => {
+  it("a more recent but less severe alert does not take the headline", () => {
+    const { briefing } = Collator.generate(
+      snapshot({
+        alerts: [
+          alert("nas", "raid", "critical", "RAID degraded", { updatedAgo: 50 }),
+          alert("nas", "disk", "warning", "Disk 91%", { updatedAgo: 5 })
+        ]
+      }),
+      NOW
+    )
+    assert.strictEqual(briefing.sources.nas?.status, "critical")
+    assert.strictEqual(briefing.sources.nas?.headline, "RAID degraded")
+  })
+
+  it("deleted statuses, patterns and intentions are left out", () => {
+    const gone = { deleted: ago(5) }
+    const { briefing, fired } = Collator.generate(
+      snapshot({
+        statuses: [{ ...status("old"), ...gone }],
+        alerts: [alert("nas", "qbittorrent_stopped", "warning", "qBittorrent stopped")],
+        patterns: [{ ...pattern({ source: "nas", effect: "qbittorrent stopped" }), ...gone }],
+        intentions: [{ ...intention("Call", { deliverIn: -60 }), ...gone }]
+      }),
+      NOW
+    )
+    assert.deepStrictEqual(Object.keys(briefing.sources), ["nas"])
+    assert.strictEqual(briefing.sources.nas?.status, "warning")
+    assert.lengthOf(fired, 0)
   })
 })
