@@ -333,6 +333,44 @@ describe("MCP sessions", () => {
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
+  it.live(
+    "an initialize the transport refuses opens no session; a DELETE the transport refuses ends none",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* startHttp(settingsFor({ maxSessions: 1 }), memory)
+        const refused = yield* post(base, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }))
+        assert.deepStrictEqual([refused.status, refused.headers.get("mcp-session-id")], [200, null])
+        assert.strictEqual(JSON.parse(refused.text).error.code, -32602)
+        // the cap of one is still free
+        const open = yield* initialize(base)
+        assert.strictEqual(open.status, 200)
+        const badVersion = yield* Effect.promise(() =>
+          fetch(`${base}/mcp`, {
+            method: "DELETE",
+            headers: { "mcp-session-id": open.session, "mcp-protocol-version": "1999-01-01" }
+          }).then((r) => r.status)
+        )
+        assert.strictEqual(badVersion, 400)
+        // the session is still open, so it still fills the cap
+        assert.strictEqual((yield* initialize(base)).status, 503)
+        assert.strictEqual((yield* post(base, ping(1), inSession(open.session))).status, 200)
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a GET on the MCP path is the transport's to answer, not a JSON-RPC parse error",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* startHttp(settingsFor(), memory)
+        const get = yield* Effect.promise(async () => {
+          const response = await fetch(`${base}/mcp`, { method: "GET", headers: { accept: "text/event-stream" } })
+          return [response.status, await response.text()]
+        })
+        assert.deepStrictEqual(get, [405, ""])
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 })
 
 describe("MCP request framing", () => {
