@@ -76,7 +76,7 @@ describe("MCP endpoint limits (issue 12 #4)", () => {
         assert.strictEqual(chunked, 413)
         assert.strictEqual((yield* post(base, ping(3), inSession(session))).status, 200)
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 
   it.live(
@@ -132,24 +132,27 @@ describe("MCP endpoint limits (issue 12 #4)", () => {
 })
 
 describe("HTTP keep-alive", () => {
-  it.live("an idle keep-alive connection is kept for the socket timeout, and the server says so", () =>
-    Effect.gen(function* () {
-      const { base } = yield* startHttp(settingsFor({ socketTimeoutMs: 45_000 }), memory)
-      const agent = new Agent({ keepAlive: true })
-      yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
-      const keepAlive = yield* Effect.promise(
-        () =>
-          new Promise<string | undefined>((resolve, reject) => {
-            const request = httpGet(`${base}/health`, { agent }, (response) => {
-              response.resume()
-              response.on("end", () => resolve(String(response.headers["keep-alive"])))
+  it.live(
+    "an idle keep-alive connection is kept for the socket timeout, and the server says so",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* startHttp(settingsFor({ socketTimeoutMs: 45_000 }), memory)
+        const agent = new Agent({ keepAlive: true })
+        yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
+        const keepAlive = yield* Effect.promise(
+          () =>
+            new Promise<string | undefined>((resolve, reject) => {
+              const request = httpGet(`${base}/health`, { agent }, (response) => {
+                response.resume()
+                response.on("end", () => resolve(String(response.headers["keep-alive"])))
+              })
+              request.on("error", reject)
             })
-            request.on("error", reject)
-          })
-      )
-      // node's default would be "timeout=5": a client polling every few seconds would reconnect each time
-      assert.strictEqual(keepAlive, "timeout=45")
-    }).pipe(Effect.scoped)
+        )
+        // node's default would be "timeout=5": a client polling every few seconds would reconnect each time
+        assert.strictEqual(keepAlive, "timeout=45")
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
   )
 })
 
@@ -189,7 +192,7 @@ describe("MCP sessions (issue 12 #5)", () => {
         assert.strictEqual(deleted, 204)
         assert.strictEqual((yield* post(base, ping(2), inSession(session))).status, 404)
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 
   it.live(
@@ -217,7 +220,7 @@ describe("MCP sessions (issue 12 #5)", () => {
         // The expired session was ended in the transport too, not only hidden by the guard.
         assert.strictEqual((yield* post(base, ping(4), inSession(second.session))).status, 404)
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 })
 
@@ -234,7 +237,7 @@ describe("JSON-RPC framing (issue 12 #7)", () => {
           assert.strictEqual(reply.text, "", method)
         }
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 
   it.live(
@@ -260,7 +263,7 @@ describe("JSON-RPC framing (issue 12 #7)", () => {
           assert.strictEqual(JSON.parse(reply.text).error.code, code, body)
         }
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 
   it.live(
@@ -276,7 +279,7 @@ describe("JSON-RPC framing (issue 12 #7)", () => {
           assert.include(reply.text, `"id":${JSON.stringify(id)}`)
         }
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 
   it.live(
@@ -289,6 +292,6 @@ describe("JSON-RPC framing (issue 12 #7)", () => {
         assert.isFalse(reply.isError)
         assert.strictEqual(reply.body.attention_needed, false)
       }).pipe(Effect.scoped),
-    { timeout: 30_000 }
+    { timeout: 60_000 }
   )
 })
