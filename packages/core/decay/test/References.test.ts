@@ -178,6 +178,7 @@ describe("References: behaviours pinned by mutation testing", () => {
 
   it("punctuation between the words of an id does not break the mention", () => {
     assert.isTrue(References.isReferenced("auth / bug", "auth-bug", none))
+    assert.isTrue(References.isReferenced("auth — bug", "auth-bug", none))
     assert.isTrue(References.isReferenced("see perf: fix it", "perf-fix", none))
   })
 
