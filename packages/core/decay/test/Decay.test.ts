@@ -249,3 +249,158 @@ describe("robustness", () => {
     assert.strictEqual(Decay.evicted(partial, 5).size, 0)
   })
 })
+
+describe("Decay: behaviours pinned by mutation testing", () => {
+  const sized = (id: string) => ({ id, status: "concluded" as const, summary: `Notes on ${id}` })
+
+  it("a token budget that is not a non-negative finite number is ignored", () => {
+    assert.isUndefined(Decay.resolveConfig({ token_budget: Number.POSITIVE_INFINITY }).token_budget)
+    assert.isUndefined(Decay.resolveConfig({ token_budget: -1 }).token_budget)
+    // biome-ignore lint/suspicious/noExplicitAny: a setting from an untyped caller
+    assert.isUndefined(Decay.resolveConfig({ token_budget: "5000" as any }).token_budget)
+    assert.strictEqual(Decay.resolveConfig({ token_budget: 0 }).token_budget, 0)
+  })
+
+  it("a token budget of 0 collapses every idle expansion that has a size", () => {
+    const s: Decay.DecayState = {
+      efforts: [sized("alpha"), sized("beta")],
+      expanded: ["alpha", "beta"],
+      last_referenced_turn: { alpha: 1, beta: 1 },
+      summary_last_referenced_turn: {},
+      expanded_tokens: { alpha: 10, beta: 20 }
+    }
+    const result = Decay.check(s, 2, "x", "y", { token_budget: 0 })
+    assert.deepStrictEqual(result.decayed, ["beta", "alpha"])
+    assert.deepStrictEqual(result.state.expanded, [])
+  })
+  it("the prepared cache keeps one entry per effort and rebuilds it when the summary changes", () => {
+    const cache = Decay.makeCache()
+    const s = state()
+    Decay.check(s, 2, "x", "y", undefined, cache)
+    const first = cache.get("auth-bug")
+    assert.strictEqual(first?.summary, AUTH.summary)
+    Decay.check(s, 2, "x", "y", undefined, cache)
+    assert.strictEqual(cache.get("auth-bug")?.prepared, first?.prepared)
+    const renamed = { ...AUTH, summary: "Sailing trip planning along the coast." }
+    const other = state({ efforts: [renamed, PERF, OPEN] })
+    const result = Decay.check(other, 2, "the sailing trip", "coast", undefined, cache)
+    assert.strictEqual(result.state.last_referenced_turn["auth-bug"], 2)
+    assert.strictEqual(cache.get("auth-bug")?.summary, renamed.summary)
+  })
+
+  it("an id listed twice in expanded is checked once and kept once", () => {
+    const kept = Decay.check(state({ expanded: ["auth-bug", "auth-bug"] }), 2, "x", "y")
+    assert.deepStrictEqual(kept.state.expanded, ["auth-bug"])
+    const gone = Decay.check(state({ expanded: ["auth-bug", "auth-bug"] }), 4, "x", "y")
+    assert.deepStrictEqual(gone.decayed, ["auth-bug"])
+  })
+
+  it("an expanded id missing from the manifest is referenced by its id only", () => {
+    const s = state({ expanded: ["ghost"], last_referenced_turn: { ghost: 1 } })
+    assert.strictEqual(Decay.check(s, 4, "the ghost again", "ok").state.last_referenced_turn.ghost, 4)
+    assert.deepStrictEqual(Decay.check(s, 4, "x", "y").decayed, ["ghost"])
+  })
+
+  it("a last_referenced_turn that is not a finite number counts as turn 0", () => {
+    const s = state({ last_referenced_turn: { "auth-bug": Number.NaN } })
+    assert.deepStrictEqual(Decay.check(s, 5, "x", "y").collapses, [
+      { id: "auth-bug", inactive_turns: 5, reason: "threshold" }
+    ])
+  })
+
+  it("an effort kept without a recorded turn gets none, one kept with a turn keeps it", () => {
+    const s = state({ expanded: ["auth-bug", "new-feature"], last_referenced_turn: { "auth-bug": 1 } })
+    assert.deepStrictEqual(Decay.check(s, 2, "x", "y").state.last_referenced_turn, { "auth-bug": 1 })
+  })
+
+  const budgetState = (sizes: Record<string, number>, last: Record<string, number> = {}): Decay.DecayState => ({
+    efforts: [...Object.keys(sizes).map(sized), OPEN],
+    expanded: Object.keys(sizes),
+    last_referenced_turn: last,
+    summary_last_referenced_turn: {},
+    expanded_tokens: sizes
+  })
+
+  it("a token budget without expansion sizes collapses nothing", () => {
+    const { expanded_tokens: _, ...s } = budgetState({ alpha: 10, beta: 20 }, { alpha: 1, beta: 1 })
+    assert.deepStrictEqual(Decay.check(s, 2, "x", "y", { token_budget: 5 }).decayed, [])
+  })
+
+  it("an open expansion never collapses for the budget", () => {
+    const s = { ...budgetState({ alpha: 10 }, { alpha: 1 }), expanded: ["new-feature", "alpha"] }
+    const result = Decay.check({ ...s, expanded_tokens: { "new-feature": 500, alpha: 10 } }, 2, "x", "y", {
+      token_budget: 100
+    })
+    assert.deepStrictEqual(result.decayed, ["alpha"])
+    assert.deepStrictEqual(result.state.expanded, ["new-feature"])
+  })
+
+  it("between equal sizes the least recently referenced collapses first, then the smaller id", () => {
+    const byTurn = budgetState({ alpha: 10, beta: 10 }, { alpha: 2, beta: 1 })
+    assert.deepStrictEqual(Decay.check(byTurn, 3, "x", "y", { token_budget: 10 }).decayed, ["beta"])
+    const byId = budgetState({ zeta: 10, beta: 10, mu: 10 }, { zeta: 1, beta: 1, mu: 1 })
+    assert.deepStrictEqual(Decay.check(byId, 2, "x", "y", { token_budget: 10 }).decayed, ["beta", "mu"])
+  })
+
+  it("a budget collapse reports the idle turns and drops the effort's turn", () => {
+    const s = budgetState({ alpha: 10, beta: 20 }, { alpha: 1 })
+    const result = Decay.check(s, 2, "x", "y", { token_budget: 0 })
+    assert.deepStrictEqual(result.collapses, [
+      { id: "beta", inactive_turns: 2, reason: "token_budget" },
+      { id: "alpha", inactive_turns: 1, reason: "token_budget" }
+    ])
+    assert.deepStrictEqual(result.state.last_referenced_turn, {})
+    assert.deepStrictEqual(result.state.expanded_tokens, {})
+  })
+
+  it("expansions of no, negative or unbounded size are never collapsed for the budget", () => {
+    const s = budgetState(
+      { alpha: 0, beta: -5, gamma: Number.POSITIVE_INFINITY, "auth-bug": 100 },
+      { alpha: 1, beta: 1, gamma: 1, "auth-bug": 1 }
+    )
+    const result = Decay.check(s, 2, "the auth-bug", "y", { token_budget: 50 })
+    assert.deepStrictEqual(result.decayed, [])
+    assert.deepStrictEqual(result.state.expanded, ["alpha", "beta", "gamma", "auth-bug"])
+  })
+
+  it("a turn without collapses leaves expanded_tokens as given; a collapse keeps only the sizes still expanded", () => {
+    const sizes = { "auth-bug": 50, stale: 7 }
+    const kept = Decay.check(state({ expanded_tokens: sizes }), 2, "x", "y")
+    assert.deepStrictEqual(kept.state.expanded_tokens, sizes)
+    const s = state({ expanded: ["auth-bug", "perf-fix"], expanded_tokens: sizes })
+    const collapsed = Decay.check(s, 4, "x", "y")
+    assert.deepStrictEqual(collapsed.decayed, ["auth-bug", "perf-fix"])
+    assert.deepStrictEqual(collapsed.state.expanded_tokens, {})
+    const partly = Decay.check(
+      state({
+        expanded: ["auth-bug", "perf-fix"],
+        last_referenced_turn: { "auth-bug": 1, "perf-fix": 3 },
+        expanded_tokens: sizes
+      }),
+      4,
+      "x",
+      "y"
+    )
+    assert.deepStrictEqual(partly.state.expanded, ["perf-fix"])
+    assert.deepStrictEqual(partly.state.expanded_tokens, {})
+  })
+
+  it("open efforts are never evicted, whatever their recorded turn", () => {
+    const s = state({ expanded: [], summary_last_referenced_turn: { "new-feature": 1, "auth-bug": 1 } })
+    assert.deepStrictEqual([...Decay.evicted(s, 100)], ["auth-bug"])
+  })
+
+  it("a recorded summary turn that is not a number never evicts", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: a corrupt entry from an untyped caller
+    const s = state({ expanded: [], summary_last_referenced_turn: { "auth-bug": "1" as any } })
+    assert.strictEqual(Decay.evicted(s, 100).size, 0)
+  })
+
+  it("a state without expanded ids or sizes from an untyped caller collapses nothing and adds no sizes", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: deliberately incomplete input from an untyped caller
+    const partial = { efforts: [AUTH] } as any
+    const result = Decay.check(partial, 50, "x", "y")
+    assert.deepStrictEqual(result.decayed, [])
+    assert.isFalse("expanded_tokens" in result.state)
+  })
+})

@@ -119,3 +119,109 @@ describe("References.isReferenced", () => {
     )
   })
 })
+
+describe("References: behaviours pinned by mutation testing", () => {
+  const none = new Set<string>()
+
+  it("function words from every part of the stopword list never become keywords", () => {
+    const words = "which whose should theirs onto through already okay whether"
+    assert.deepStrictEqual([...References.extractKeywords(words)], [])
+    for (const word of words.split(" ")) assert.isTrue(References.STOPWORDS.has(word), word)
+  })
+
+  it("punctuation only at the start of a word is stripped too", () => {
+    assert.deepStrictEqual([...References.extractKeywords("#hashtag (refresh")].sort(), ["hashtag", "refresh"])
+  })
+
+  it("a three-letter word keeps its final s; a longer one loses it", () => {
+    assert.strictEqual(References.stem("gas"), "gas")
+    assert.strictEqual(References.stem("ads"), "ads")
+    assert.strictEqual(References.stem("cats"), "cat")
+  })
+
+  it("a four-letter word in -ies only drops its s", () => {
+    assert.strictEqual(References.stem("ties"), "tie")
+    assert.strictEqual(References.stem("lies"), "lie")
+  })
+
+  it("a word in -is of five letters or more keeps its s; a shorter one drops it", () => {
+    assert.strictEqual(References.stem("basis"), "basis")
+    assert.strictEqual(References.stem("analysis"), "analysis")
+    assert.strictEqual(References.stem("apis"), "api")
+  })
+
+  it("a trailing e is folded only when more than three letters remain", () => {
+    assert.strictEqual(References.stem("ices"), "ice")
+    assert.strictEqual(References.stem("caches"), "cach")
+    assert.strictEqual(References.stem("cache"), "cach")
+  })
+
+  it("tabs, Windows line endings and non-breaking spaces separate words like spaces", () => {
+    const keywords = References.extractKeywords("The auto-called interceptor")
+    assert.isTrue(References.isReferenced("auto-called\tinterceptor", "x", keywords))
+    assert.isTrue(References.isReferenced("auto-called\r\ninterceptor", "x", keywords))
+    assert.isTrue(References.isReferenced("auto-called\u00a0interceptor", "x", keywords))
+    assert.isTrue(References.isReferenced("auto-called\u2003interceptor", "x", keywords))
+  })
+
+  it("words with accents are words, not separators", () => {
+    const keywords = References.extractKeywords("Café menu prices")
+    assert.isTrue(References.isReferenced("the café menu", "x", keywords))
+    assert.isFalse(References.isReferenced("caf menu", "x", keywords))
+  })
+
+  it("braces, pipes and tildes around a word are stripped", () => {
+    const keywords = References.extractKeywords(AUTH_SUMMARY)
+    assert.isTrue(References.isReferenced("{refresh} |tokens|", "x", keywords))
+    assert.isTrue(References.isReferenced("~refresh~ tokens", "x", keywords))
+  })
+
+  it("punctuation between the words of an id does not break the mention", () => {
+    assert.isTrue(References.isReferenced("auth / bug", "auth-bug", none))
+    assert.isTrue(References.isReferenced("auth — bug", "auth-bug", none))
+    assert.isTrue(References.isReferenced("see perf: fix it", "perf-fix", none))
+  })
+
+  it("a single word does not name an id that repeats it", () => {
+    assert.isFalse(References.isReferenced("the walla report", "walla-walla", none))
+    assert.isTrue(References.isReferenced("the walla walla report", "walla-walla", none))
+  })
+
+  it("an id with punctuation at its ends matches on its words", () => {
+    assert.isTrue(References.isReferenced("the .env leak again", ".env-leak", none))
+  })
+
+  it("an id without letters or digits matches as a plain substring; an empty id never matches", () => {
+    assert.isTrue(References.isReferenced("ship the 🚀 today", "🚀", none))
+    assert.isFalse(References.isReferenced("ship it today", "🚀", none))
+    assert.isFalse(References.isReferenced("anything at all", "", none))
+  })
+
+  it("keywords given in capitals still match", () => {
+    assert.isTrue(References.isReferenced("refresh tokens", "x", ["Refresh", "TOKENS"]))
+  })
+
+  it("a message that is not a string references nothing", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: an untyped caller
+    assert.isFalse(References.isReferenced(null as any, "auth-bug", References.extractKeywords(AUTH_SUMMARY)))
+  })
+
+  it("the words of an id in another order, or apart, do not name it", () => {
+    assert.isFalse(References.isReferenced("a bug in auth", "auth-bug", none))
+    assert.isFalse(References.isReferenced("fix the perf", "perf-fix", none))
+  })
+
+  it("a hyphenated keyword counts as one word between spaces, but not glued on by a control character", () => {
+    const keywords = References.extractKeywords("The auto-called interceptor")
+    assert.isTrue(References.isReferenced("the auto-called interceptor", "x", keywords))
+    assert.isFalse(References.isReferenced("auto-called\u0000interceptor", "x", keywords))
+  })
+
+  it("words shorter than three letters are never keywords, stopword or not", () => {
+    assert.deepStrictEqual([...References.extractKeywords("an ox ate db rows")].sort(), ["ate", "rows"])
+  })
+
+  it("an empty keyword from a caller never counts as a hit", () => {
+    assert.isFalse(References.isReferenced("!!! refresh", "x", ["", "refresh"]))
+  })
+})
