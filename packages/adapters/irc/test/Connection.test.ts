@@ -4,6 +4,7 @@
 import { createServer, type Socket } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import type { IrcEvent } from "../src/IrcEvent.ts"
 import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
@@ -157,6 +158,22 @@ describe.skipIf(skipIrc)("IrcTransport connection against ngircd", () => {
       yield* transport.flush
       assert.strictEqual(yield* transport.pending, 0)
       yield* alice.waitForMessages((m) => m.from === NICK, 4, "the flushed lines")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a flush still waiting when quit gives up on the queue returns", () =>
+    Effect.gen(function* () {
+      const { transport } = yield* setup(["#dev"], { send_rate: 1, send_burst: 1 })
+      yield* transport.send("#dev", Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n"))
+      const flush = yield* Effect.forkChild(transport.flush)
+      yield* transport.quit("no time to finish", { timeoutS: 0.2 })
+      yield* Fiber.join(flush).pipe(
+        Effect.timeoutOrElse({
+          duration: "10 seconds",
+          orElse: () => Effect.die(new Error("the flush never returned"))
+        })
+      )
+      assert.isAbove(yield* transport.pending, 0)
     }).pipe(Effect.scoped)
   )
 
