@@ -1,6 +1,6 @@
 /**
  * A scripted IRC user for tests and benchmarks: registers over a raw socket, joins channels, says things, and
- * records the messages, joins and quits it sees, with waits on those events (never on time).
+ * records the messages, joins, parts and quits it sees, with waits on those events (never on time).
  *
  * @since 0.1.0
  */
@@ -17,7 +17,12 @@ export interface RawClient {
   readonly nick: string
   readonly say: (target: string, text: string) => Effect.Effect<void>
   readonly join: (channel: string) => Effect.Effect<void>
-  /** JOIN and QUIT lines of others seen so far, as `JOIN nick #chan` / `QUIT nick reason`. */
+  /** Writes one raw IRC line (without the CRLF), e.g. `KICK #chan nick :reason`. */
+  readonly send: (line: string) => Effect.Effect<void>
+  /**
+   * JOIN, PART and QUIT lines of others seen so far, as `JOIN nick #chan` / `PART nick #chan reason` /
+   * `QUIT nick reason`.
+   */
   readonly presence: Array<string>
   /** Waits until a presence line matching `predicate` was seen. */
   readonly waitForPresence: (predicate: (line: string) => boolean, what: string) => Effect.Effect<void>
@@ -76,6 +81,8 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
               resume(Effect.succeed({ socket, client }))
           }
           if (command === "JOIN" && from !== nick) presence.push(`JOIN ${from} ${(rest ?? target!).replace(/^:/, "")}`)
+          if (command === "PART" && from !== nick)
+            presence.push(`PART ${from} ${target!.replace(/^:/, "")} ${rest ?? ""}`.trimEnd())
           if (command === "QUIT")
             presence.push(`QUIT ${from} ${[target, rest].filter(Boolean).join(" ").replace(/^:/, "")}`)
           if (command === "PRIVMSG") received.push({ from: from!, target: target!, text: rest ?? "" })
@@ -110,6 +117,7 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
             Effect.sync(() => socket.write(`JOIN ${channel}\r\n`)),
             waitUntil(() => joined.has(channel.toLowerCase()), `${nick} in ${channel}`)
           ),
+        send: (line) => Effect.sync(() => socket.write(`${line}\r\n`)),
         waitForMessages: (predicate, count, what, timeoutS) =>
           waitUntil(() => received.filter(predicate).length >= count, what, timeoutS),
         quit: Effect.sync(() => socket.end("QUIT :bye\r\n"))

@@ -80,7 +80,11 @@ export class Connection {
     this.client = client
     const current = () => this.client === client
     client.on("registered", (event) => current() && this.onRegistered(event.nick))
-    client.on("nick in use", () => current() && this.status === "connecting" && client.changeNick(`${this.nick}_`))
+    // Each refused nick gets one more `_` (the nick itself, then nick_, nick__ ...).
+    client.on(
+      "nick in use",
+      (event) => current() && this.status === "connecting" && client.changeNick(`${event.nick}_`)
+    )
     client.on("privmsg", (event) => {
       if (!current() || event.from_server === true || event.nick === undefined) return
       this.onPrivmsg(event.target, event.nick, event.message)
