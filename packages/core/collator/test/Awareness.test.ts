@@ -1362,6 +1362,38 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
     }).pipe(Effect.provide(TestLayer))
   )
 
+  it.effect("a briefing fitted to n tokens stays within n once its due reminders are marked new, for every n", () =>
+    Effect.gen(function* () {
+      const awareness = yield* setup
+      for (let i = 0; i < 8; i++) {
+        const source = `host-${i}`
+        yield* awareness.reportStatus({ source, tags: ["infra"], metrics: { cpu_pct: 50 }, ttl_sec: 3600 })
+        yield* awareness.reportAlert({
+          source,
+          tags: ["infra"],
+          alert_id: "disk",
+          level: "warning",
+          message: `Disk usage on ${source} is at ${80 + i}% and rising`
+        })
+      }
+      for (const goal of ["Rotate keys", "Renew the certificate", "Call the vendor"]) {
+        yield* awareness.remind({ goal, source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      }
+      const over: Array<string> = []
+      for (let n = 170; n <= 330; n++) {
+        const fitted = yield* awareness.peekBriefingWithin(n)
+        const tokens = TokenCounter.countO200k(TokenCounter.toCompactJson(fitted))
+        if (tokens > n) over.push(`${n}: ${tokens}`)
+        if (n === 330)
+          assert.isTrue(
+            fitted.fired_intentions?.every((item) => item.new === true),
+            "marked new"
+          )
+      }
+      assert.deepStrictEqual(over, [], "budgets the fitted briefing went over (budget: tokens)")
+    }).pipe(Effect.provide(TestLayer))
+  )
+
   for (const attention of [false, true]) {
     it.effect(
       `peekBriefingWithin(n) keeps a briefing of exactly n tokens whole (${attention ? "issues" : "all clear"})`,

@@ -945,11 +945,15 @@ describe("Collator.generate: properties", () => {
       })
     )
 
-  it("the briefing never exceeds its token budget", () => {
+  it("the briefing never exceeds its token budget, also with each fired intention marked new as delivered", () => {
     fc.assert(
       fc.property(snapshotArb, (snap) => {
         const { briefing, tokens } = Collator.generate(snap, NOW)
-        const counted = TokenCounter.countO200k(TokenCounter.toCompactJson(briefing))
+        const delivered =
+          briefing.fired_intentions === undefined
+            ? briefing
+            : { ...briefing, fired_intentions: briefing.fired_intentions.map((item) => ({ ...item, new: true })) }
+        const counted = TokenCounter.countO200k(TokenCounter.toCompactJson(delivered))
         assert.strictEqual(tokens, counted)
         assert.isBelow(counted, briefing.attention_needed ? 500 : 200)
       }),

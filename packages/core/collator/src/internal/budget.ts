@@ -16,7 +16,8 @@ import { type Limits, type Model, type Prepared, prepare, render } from "./rende
 
 /**
  * A rendering, an upper bound on its tokens from its size, and its exact token count, counted on first read
- * (`Infinity` when it is certainly over budget).
+ * (`Infinity` when it is certainly over budget). Both are of the rendering as a delivering read shows it, every
+ * fired intention marked `new: true`, so that the mark never takes a fitted briefing over its budget.
  */
 export interface Fitted {
   readonly briefing: Briefing
@@ -38,6 +39,16 @@ const utf8Bytes = (text: string): number => {
   }
   return bytes
 }
+
+/**
+ * The briefing with every fired intention marked `new`, as the read that delivers them all shows it: the largest
+ * the briefing cache's marking (`{ ...item, new: true }`, the key last) can make it. A read that delivers fewer shows
+ * fewer marks, so fitting this fits every delivery.
+ */
+const asDelivered = (briefing: Briefing): Briefing =>
+  briefing.fired_intentions === undefined
+    ? briefing
+    : { ...briefing, fired_intentions: briefing.fired_intentions.map((item) => ({ ...item, new: true })) }
 
 /** Whether a rendering fits: by its size when that settles it, else by its exact count. */
 const fits = (fitted: Fitted, limit: number): boolean => fitted.upper <= limit || fitted.tokens <= limit
@@ -79,7 +90,7 @@ const makeFitter = (
   const prepared = prepare(model)
   const measure = (limits: Limits): Fitted => {
     const out = render(model, prepared, attention, limits)
-    const json = TokenCounter.toCompactJson(out.briefing)
+    const json = TokenCounter.toCompactJson(asDelivered(out.briefing))
     let exact: number | undefined
     return {
       ...out,
