@@ -3,35 +3,7 @@ import { connect as tcpConnect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { callTool, connectHttp, makeTravel, ok, settingsFor, startHttp } from "./harness.ts"
-
-const memory = { _tag: "embedded", dataDir: "memory://" } as const
-
-const post = (base: string, body: string, headers: Record<string, string> = {}) =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body
-    })
-    return { status: response.status, headers: response.headers, text: await response.text() }
-  })
-
-const initialize = (base: string) =>
-  Effect.map(
-    post(
-      base,
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } }
-      })
-    ),
-    (reply) => ({ ...reply, session: reply.headers.get("mcp-session-id") ?? "" })
-  )
-
-const inSession = (session: string) => ({ "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
-const ping = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
+import { initialize, inSession, memory, ping, post } from "./mcpRaw.ts"
 
 /** Four 400 kB knowledge entries: about 1.6 MB that a full `get_knowledge` page would return. */
 const rememberBlobs = (client: Parameters<typeof ok>[0]) =>

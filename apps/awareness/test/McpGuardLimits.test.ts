@@ -1,48 +1,17 @@
 import { connect as tcpConnect } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import type * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { Settings } from "../src/Settings.ts"
 import * as Token from "../src/Token.ts"
-import { settingsFor, startHttp } from "./harness.ts"
+import { makeTravel, settingsFor, startHttp } from "./harness.ts"
+import { initialize, inSession, memory, ping, post } from "./mcpRaw.ts"
 
 /**
  * The MCP guard's limits through the real HTTP server: request and reply sizes at their boundaries, session expiry,
  * the server's and each owner's session caps, and the guard's own JSON-RPC errors.
  */
-
-const memory = { _tag: "embedded", dataDir: "memory://" } as const
-
-const post = (base: string, body: string, headers: Record<string, string> = {}, path = "/mcp") =>
-  Effect.promise(async () => {
-    const response = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body
-    })
-    return { status: response.status, headers: response.headers, text: await response.text() }
-  })
-
-const initialize = (base: string, headers: Record<string, string> = {}) =>
-  Effect.map(
-    post(
-      base,
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } }
-      }),
-      headers
-    ),
-    (reply) => ({ ...reply, session: reply.headers.get("mcp-session-id") ?? "" })
-  )
-
-const inSession = (session: string) => ({ "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" })
-const ping = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
 /** A ping whose body is exactly `bytes` long. */
 const pingOfSize = (bytes: number) => {
@@ -68,31 +37,6 @@ const postStreamed = (base: string, body: string, headers: Record<string, string
     } as RequestInit)
     return { status: response.status, text: await response.text() }
   })
-
-/** A clock whose monotonic time moves only when the test says so (idle times exact to the millisecond). */
-const makeFrozen = () => {
-  let monotonicMs = 1_000_000n
-  const clock: Clock.Clock = {
-    currentTimeMillisUnsafe: () => Date.now(),
-    currentTimeMillis: Effect.sync(() => Date.now()),
-    currentTimeNanosUnsafe: () => BigInt(Date.now()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(Date.now()) * 1_000_000n),
-    monotonicTimeNanosUnsafe: () => monotonicMs * 1_000_000n,
-    monotonicTimeNanos: Effect.sync(() => monotonicMs * 1_000_000n),
-    sleep: (duration) =>
-      Effect.callback<void>((resume) => {
-        const timer = setTimeout(() => resume(Effect.void), Duration.toMillis(duration))
-        return Effect.sync(() => clearTimeout(timer))
-      })
-  }
-  return {
-    clock,
-    now: () => Date.now(),
-    advance: (ms: number) => {
-      monotonicMs += BigInt(ms)
-    }
-  }
-}
 
 const secret = "mcp-guard-test-secret-0123456789"
 const bearer = (sub: string) => ({
@@ -213,7 +157,7 @@ describe("MCP sessions", () => {
     "a session idle for exactly the idle time expires; a millisecond less keeps it; 0 disables expiry",
     () =>
       Effect.gen(function* () {
-        const frozen = makeFrozen()
+        const frozen = makeTravel(undefined, { frozenMonotonic: true })
         const { base } = yield* startHttp(settingsFor({ sessionIdleMs: 60_000 }), memory, frozen)
         const { session } = yield* initialize(base)
         frozen.advance(59_999)
@@ -230,7 +174,7 @@ describe("MCP sessions", () => {
           }
         })
 
-        const never = makeFrozen()
+        const never = makeTravel(undefined, { frozenMonotonic: true })
         const forever = yield* startHttp(settingsFor({ sessionIdleMs: 0 }), memory, never)
         const kept = yield* initialize(forever.base)
         never.advance(10 * 365 * 86_400_000)
@@ -243,7 +187,7 @@ describe("MCP sessions", () => {
     "an initialize at the cap first ends idle sessions, in the transport too",
     () =>
       Effect.gen(function* () {
-        const frozen = makeFrozen()
+        const frozen = makeTravel(undefined, { frozenMonotonic: true })
         const { base } = yield* startHttp(settingsFor({ sessionIdleMs: 60_000, maxSessions: 1 }), memory, frozen)
         const idle = yield* initialize(base)
         frozen.advance(60_000)
@@ -299,7 +243,7 @@ describe("MCP sessions", () => {
     "at the server's cap the owner holding two more than the newcomer gives up its least recently used session; one more is not enough",
     () =>
       Effect.gen(function* () {
-        const frozen = makeFrozen()
+        const frozen = makeTravel(undefined, { frozenMonotonic: true })
         const { base } = yield* startHttp(withAuth({ maxSessions: 4 }), memory, frozen)
         const as = (who: string, session: string) => ({ ...bearer(who), ...inSession(session) })
         const bob = yield* initialize(base, bearer("bob"))

@@ -37,18 +37,27 @@ export const settingsFor = (overrides: Partial<Settings> = {}): Settings => ({
   ...overrides
 })
 
-/** A wall clock that tests can move forward: real time plus an offset. */
-export const makeTravel = (startAt?: number, options: { readonly monotonic?: boolean } = {}) => {
+/**
+ * A wall clock that tests can move forward: real time plus an offset. With `monotonic`, `advance` moves the monotonic
+ * clock too; with `frozenMonotonic`, the monotonic clock also stands still between advances (idle times exact to the
+ * millisecond).
+ */
+export const makeTravel = (
+  startAt?: number,
+  options: { readonly monotonic?: boolean; readonly frozenMonotonic?: boolean } = {}
+) => {
   let offset = startAt === undefined ? 0 : startAt - Date.now()
   let monotonicOffset = 0n
+  const frozenAt = process.hrtime.bigint()
+  const monotonic = () => (options.frozenMonotonic === true ? frozenAt : process.hrtime.bigint()) + monotonicOffset
   const millis = () => Date.now() + offset
   const clock: Clock.Clock = {
     currentTimeMillisUnsafe: millis,
     currentTimeMillis: Effect.sync(millis),
     currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
     currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
-    monotonicTimeNanosUnsafe: () => process.hrtime.bigint() + monotonicOffset,
-    monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint() + monotonicOffset),
+    monotonicTimeNanosUnsafe: monotonic,
+    monotonicTimeNanos: Effect.sync(monotonic),
     sleep: (duration) =>
       Effect.callback<void>((resume) => {
         const timer = setTimeout(() => resume(Effect.void), Duration.toMillis(duration))
@@ -61,7 +70,7 @@ export const makeTravel = (startAt?: number, options: { readonly monotonic?: boo
     /** Moves the wall clock (and, with `monotonic`, the monotonic clock) forward. */
     advance: (ms: number) => {
       offset += ms
-      if (options.monotonic === true) monotonicOffset += BigInt(ms) * 1_000_000n
+      if (options.monotonic === true || options.frozenMonotonic === true) monotonicOffset += BigInt(ms) * 1_000_000n
     }
   }
 }

@@ -8,31 +8,10 @@ import * as Fiber from "effect/Fiber"
 import type { IrcEvent } from "../src/IrcEvent.ts"
 import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
-import { type Events, eventQueue, is, rawClient, skipIrc, waitFor } from "./helpers.ts"
-
-const NICK = "thor-claude"
+import { type Events, eventQueue, is, NICK, rawClient, skipIrc, transportWithAlice, waitFor } from "./helpers.ts"
 
 // One server, alice (a raw socket, so the channel operator) in `channels` first, then our transport there too.
-const setup = (channels: ReadonlyArray<string>, config: Partial<IrcTransport.IrcTransportConfig> = {}) =>
-  Effect.gen(function* () {
-    const server = yield* NgircdServer.start
-    const alice = yield* rawClient(server.port, "alice", channels)
-    const transport = yield* IrcTransport.make({
-      host: server.host,
-      port: server.port,
-      nick: NICK,
-      channels,
-      ...config
-    })
-    const events = yield* eventQueue(yield* transport.subscribe)
-    for (const channel of channels)
-      yield* waitFor(
-        events,
-        is("Joined", (e) => e.channel === channel),
-        `join ${channel}`
-      )
-    return { server, alice, transport, events }
-  })
+const setup = transportWithAlice
 
 /** Takes events until one matches `last`, and returns it with the events before it. */
 const eventsUntil = <A extends IrcEvent>(events: Events, last: (event: IrcEvent) => event is A, what: string) =>

@@ -5,31 +5,11 @@ import * as Option from "effect/Option"
 import * as AttentionWiring from "../src/AttentionWiring.ts"
 import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
-import { eventQueue, is, rawClient, skipIrc, skipTls, waitFor } from "./helpers.ts"
-
-const NICK = "thor-claude"
+import { eventQueue, is, NICK, rawClient, skipIrc, skipTls, transportWithAlice, waitFor } from "./helpers.ts"
 
 // One server, our transport in #dev and #quiet, and alice (a raw socket) in both; the send queue barely paced.
 const setup = (channels = ["#dev", "#quiet"], pacing = { send_rate: 50, send_burst: 50 }) =>
-  Effect.gen(function* () {
-    const server = yield* NgircdServer.start
-    const alice = yield* rawClient(server.port, "alice", channels)
-    const transport = yield* IrcTransport.make({
-      host: server.host,
-      port: server.port,
-      nick: NICK,
-      channels,
-      ...pacing
-    })
-    const events = yield* eventQueue(yield* transport.subscribe)
-    for (const channel of channels)
-      yield* waitFor(
-        events,
-        is("Joined", (e) => e.channel === channel),
-        `join ${channel}`
-      )
-    return { server, alice, transport, events }
-  })
+  transportWithAlice(channels, pacing)
 
 describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
   it.live("a channel message that does not name us is ambient", () =>

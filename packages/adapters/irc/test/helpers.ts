@@ -6,6 +6,8 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { IrcEvent } from "../src/IrcEvent.ts"
+import { rawClient } from "../src/IrcTestClient.ts"
+import * as IrcTransport from "../src/IrcTransport.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
 
 const reason = NgircdServer.unavailableReason()
@@ -57,3 +59,35 @@ export const is =
     event._tag === tag && test(event as Extract<IrcEvent, { _tag: T }>)
 
 export { type RawClient, rawClient } from "../src/IrcTestClient.ts"
+
+/** Our nick in the tests. */
+export const NICK = "thor-claude"
+
+/**
+ * One ngircd, alice (a raw socket, so the channel operator) in `channels` first, then our transport (`NICK`) there
+ * too with `config`; returns once the transport has joined every channel.
+ */
+export const transportWithAlice = (
+  channels: ReadonlyArray<string>,
+  config: Partial<IrcTransport.IrcTransportConfig> = {}
+) =>
+  Effect.gen(function* () {
+    const server = yield* NgircdServer.start
+    const alice = yield* rawClient(server.port, "alice", channels)
+    const transport = yield* IrcTransport.make({
+      host: server.host,
+      port: server.port,
+      nick: NICK,
+      channels,
+      ...config
+    })
+    const events = yield* eventQueue(yield* transport.subscribe)
+    for (const channel of channels) {
+      yield* waitFor(
+        events,
+        is("Joined", (e) => e.channel === channel),
+        `join ${channel}`
+      )
+    }
+    return { server, alice, transport, events }
+  })

@@ -75,6 +75,25 @@ const stored = (fields: Pick<Entry.Entry, "id" | "type" | "source" | "data"> & P
 /** Calls a tool with untrusted parameters, through the toolkit's validation (as MCP and REST do). */
 const tool = (name: string, params: unknown) => AwarenessTools.call(name, params)
 
+/** A slow-backup warning on nas, and a pattern saying backups run 7-9 in the owner's local time. */
+const slowBackupWithPattern = (awareness: Awareness.AwarenessShape) =>
+  Effect.gen(function* () {
+    yield* awareness.reportAlert({
+      source: "nas",
+      tags: [],
+      alert_id: "backup_slow",
+      level: "warning",
+      alert_type: "threshold",
+      message: "Backup slow"
+    })
+    yield* awareness.learnPattern({
+      source: "nas",
+      tags: [],
+      description: "backups run 7-9 local time",
+      conditions: { hour_range: [7, 9], alert_id: "backup_*" }
+    })
+  })
+
 describe("Awareness: write tools", () => {
   it.effect("report_status returns handles only and replaces the source's status", () =>
     Effect.gen(function* () {
@@ -467,20 +486,7 @@ describe("Awareness: the cached briefing", () => {
   it.effect("the owner's timezone preference drives pattern conditions", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      yield* awareness.reportAlert({
-        source: "nas",
-        tags: [],
-        alert_id: "backup_slow",
-        level: "warning",
-        alert_type: "threshold",
-        message: "Backup slow"
-      })
-      yield* awareness.learnPattern({
-        source: "nas",
-        tags: [],
-        description: "backups run 7-9 local time",
-        conditions: { hour_range: [7, 9], alert_id: "backup_*" }
-      })
+      yield* slowBackupWithPattern(awareness)
       assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 1) // 12:00 UTC
       yield* awareness.setPreference({ key: "timezone", value: "America/New_York" }) // 08:00 there
       assert.strictEqual((yield* awareness.getBriefing()).active_alerts, 0)
@@ -1157,20 +1163,7 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
   it.effect("a preference other than the timezone does not set the briefing's time zone, whatever its value", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      yield* awareness.reportAlert({
-        source: "nas",
-        tags: [],
-        alert_id: "backup_slow",
-        level: "warning",
-        alert_type: "threshold",
-        message: "Backup slow"
-      })
-      yield* awareness.learnPattern({
-        source: "nas",
-        tags: [],
-        description: "backups run 7-9 local time",
-        conditions: { hour_range: [7, 9], alert_id: "backup_*" }
-      })
+      yield* slowBackupWithPattern(awareness)
       yield* minutes(1)
       // the newest entry in the store, holding a zone 08:00 there: 12:00 UTC still rules the pattern out
       yield* awareness.setPreference({ key: "home_zone", value: "America/New_York" })
