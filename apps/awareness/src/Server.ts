@@ -61,7 +61,7 @@ export const resolverLayer = (
     Effect.gen(function* () {
       const backend = yield* Backend
       const auth = yield* Auth.Auth
-      return AwarenessResolver.AwarenessResolver.of({
+      return AwarenessResolver.make({
         changes: backend.changes,
         watched: backend.watched,
         audienceOf: audiences ? backend.audienceOf : undefined,

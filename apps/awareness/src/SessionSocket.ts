@@ -92,7 +92,7 @@ export const resolverLayer = (settings: Settings): Layer.Layer<AwarenessResolver
   Layer.effect(
     AwarenessResolver.AwarenessResolver,
     Effect.map(Backend, (backend) =>
-      AwarenessResolver.AwarenessResolver.of({
+      AwarenessResolver.make({
         changes: backend.changes,
         watched: backend.watched,
         current: backend.forOwner(settings.defaultOwner)

@@ -61,7 +61,7 @@ export const callToolAs = (
     callTool(name, params).pipe(
       Effect.provideService(
         AwarenessResolver.AwarenessResolver,
-        AwarenessResolver.AwarenessResolver.of({ current: backend.forOwner(owner), watched: backend.watched })
+        AwarenessResolver.make({ current: backend.forOwner(owner), watched: backend.watched })
       )
     )
   )

@@ -2,7 +2,7 @@
  * How the MCP layers find the `Awareness` service for the request at hand. A single-owner server resolves to one
  * service; the awareness app resolves the owner from the request's bearer token and keeps one service per owner.
  *
- *
+ * @since 0.1.0
  */
 import { Awareness } from "@heed/collator"
 import * as Context from "effect/Context"
@@ -15,7 +15,7 @@ import type * as ToolError from "./ToolError.ts"
  * The awareness service the MCP layers call: @heed/collator's typed `Awareness` service.
  *
  * @category models
- *
+ * @since 0.1.0
  */
 export type AwarenessApi = Awareness.AwarenessShape
 
@@ -23,7 +23,7 @@ export type AwarenessApi = Awareness.AwarenessShape
  * The resolver service.
  *
  * @category services
- *
+ * @since 0.1.0
  */
 export class AwarenessResolver extends Context.Service<
   AwarenessResolver,
@@ -45,22 +45,31 @@ export class AwarenessResolver extends Context.Service<
 >()("@heed/mcp/AwarenessResolver") {}
 
 /**
+ * A resolver from its parts, at module level (the tag's own `of`, for callers that build their own layer).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (resolver: AwarenessResolver["Service"]): AwarenessResolver["Service"] =>
+  AwarenessResolver.of(resolver)
+
+/**
  * Resolves every request to one awareness service.
  *
  * @category layers
- *
+ * @since 0.1.0
  */
 export const single = (awareness: AwarenessApi, changes?: Stream.Stream<void>): Layer.Layer<AwarenessResolver> =>
   Layer.succeed(
     AwarenessResolver,
-    AwarenessResolver.of({ current: Effect.succeed(awareness), watched: Effect.succeed([awareness]), changes })
+    make({ current: Effect.succeed(awareness), watched: Effect.succeed([awareness]), changes })
   )
 
 /**
  * Resolves every request to the `Awareness` service in context (one owner).
  *
  * @category layers
- *
+ * @since 0.1.0
  */
 export const layer: Layer.Layer<AwarenessResolver, never, Awareness.Awareness> = Layer.unwrap(
   Effect.map(Awareness.Awareness, (awareness) => single(awareness))

@@ -245,7 +245,7 @@ describe("Briefing subscription", () => {
         Effect.map(Awareness.Awareness, (awareness) =>
           Layer.succeed(
             AwarenessResolver.AwarenessResolver,
-            AwarenessResolver.AwarenessResolver.of({
+            AwarenessResolver.make({
               current: Effect.succeed(awareness),
               watched: Effect.succeed([awareness]),
               audienceOf: (service) => (service === awareness ? "audience-of-alice" : undefined)
