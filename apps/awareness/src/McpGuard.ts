@@ -311,8 +311,8 @@ const holdings = (sessions: ReadonlyMap<string, { readonly owner: string }>): Ma
 }
 
 /**
- * The session to end so that `owner` gets its fair share of a full server: the least recently used session of the
- * owner holding the most, when that owner holds at least two more than `owner` does; else none.
+ * The session to end so `owner` gets its fair share of a full server: the least recently used session of the owner
+ * holding the most, when it holds two more than `owner` does (ties: the earliest opened); else none.
  */
 const fairShareVictim = <S extends { readonly owner: string; readonly lastSeen: number }>(
   sessions: ReadonlyMap<string, S>,

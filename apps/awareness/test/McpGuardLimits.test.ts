@@ -278,6 +278,28 @@ describe("MCP sessions", () => {
     { timeout: 60_000 }
   )
   it.live(
+    "at the server's cap ties go to the earliest opened: of two owners holding the most, the one that opened first gives up its first session",
+    () =>
+      Effect.gen(function* () {
+        // The clock never moves: every session was last used at the same instant.
+        const frozen = makeTravel(undefined, { frozenMonotonic: true })
+        const { base } = yield* startHttp(withAuth({ maxSessions: 4 }), memory, frozen)
+        const as = (who: string, session: string) => ({ ...bearer(who), ...inSession(session) })
+        const opened: Array<readonly [string, string]> = []
+        for (const who of ["alice", "alice", "bob", "bob"]) {
+          opened.push([who, (yield* initialize(base, bearer(who))).session])
+        }
+        // carol (0) against alice (2) and bob (2): alice opened first, and her first session ends
+        assert.strictEqual((yield* initialize(base, bearer("carol"))).status, 200)
+        const alive: Array<number> = []
+        for (const [i, [who, session]] of opened.entries())
+          alive.push((yield* post(base, ping(i), as(who, session))).status)
+        assert.deepStrictEqual(alive, [404, 200, 200, 200])
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
     "an initialize the transport refuses opens no session; a DELETE the transport refuses ends none",
     () =>
       Effect.gen(function* () {

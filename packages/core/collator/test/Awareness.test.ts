@@ -1389,13 +1389,20 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
 
   for (const attention of [false, true]) {
     it.effect(
-      `peekBriefingWithin(n) keeps a briefing of exactly n tokens whole (${attention ? "issues" : "all clear"})`,
+      `peekBriefingWithin(n) keeps a briefing of exactly n tokens whole and fits it within n - 1 (${attention ? "issues" : "all clear with info lines"})`,
       () =>
         Effect.gen(function* () {
           const awareness = yield* setup
           for (let i = 0; i < 6; i++) {
             const source = `host-${i}`
-            yield* awareness.reportStatus({ source, tags: ["infra"], metrics: { cpu_pct: 50 }, ttl_sec: 3600 })
+            // An all-clear briefing with status headlines (info lines) has something the fitter can drop.
+            yield* awareness.reportStatus({
+              source,
+              tags: ["infra"],
+              metrics: { cpu_pct: 50 },
+              ttl_sec: 3600,
+              ...(attention ? {} : { headline: `Nightly backup of ${source} finished` })
+            })
             if (attention) {
               yield* awareness.reportAlert({
                 source,
@@ -1410,6 +1417,9 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
           assert.strictEqual(full.attention_needed, attention)
           const tokens = TokenCounter.countO200k(TokenCounter.toCompactJson(full))
           assert.deepStrictEqual(yield* awareness.peekBriefingWithin(tokens), full)
+          const trimmed = yield* awareness.peekBriefingWithin(tokens - 1)
+          assert.isAtMost(TokenCounter.countO200k(TokenCounter.toCompactJson(trimmed)), tokens - 1)
+          assert.strictEqual(trimmed.attention_needed, attention)
         }).pipe(Effect.provide(TestLayer))
     )
   }

@@ -224,4 +224,17 @@ describe("References: behaviours pinned by mutation testing", () => {
   it("an empty keyword from a caller never counts as a hit", () => {
     assert.isFalse(References.isReferenced("!!! refresh", "x", ["", "refresh"]))
   })
+  it("a prepared message that is not a string has no words, an empty lower form and an empty padded sequence", () => {
+    // biome-ignore lint/suspicious/noExplicitAny: an untyped caller
+    const prepared = References.prepareMessage(undefined as any)
+    assert.strictEqual(prepared.words.size, 0)
+    assert.strictEqual(prepared.lower, "")
+    assert.strictEqual(prepared.sequence, "  ")
+  })
+
+  it("a prepared message's sequence is its words in order, split at punctuation, space separated and padded", () => {
+    const prepared = References.prepareMessage("Fixing the AUTH-bug, now!")
+    assert.strictEqual(prepared.sequence, " fixing the auth bug now ")
+    assert.deepStrictEqual([...prepared.words].sort(), ["auth", "auth-bug", "bug", "fixing", "now", "the"])
+  })
 })
