@@ -152,9 +152,22 @@ export interface Consumer {
   readonly hello: Effect.Effect<Message.Hello>
   /** How many times a version gap made the consumer resubscribe. */
   readonly resubscriptions: Effect.Effect<number>
-  /** Events received so far (most recent last). */
+  /** The most recent events received, at most {@link Options.maxEvents} of them (most recent last). */
   readonly events: Effect.Effect<ReadonlyArray<Message.Event>>
 }
+
+/**
+ * Options of {@link make}: `maxEvents`, how many of the most recent events the consumer keeps (default 1,000; older
+ * ones are dropped, so a long-lived consumer of a chatty provider does not grow without bound).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly maxEvents?: number | undefined
+}
+
+const defaultMaxEvents = 1000
 
 /**
  * Starts a consumer on a connection, reading its messages in a fiber of the current scope. On a version gap it
@@ -164,9 +177,10 @@ export interface Consumer {
  * @category constructors
  * @since 0.1.0
  */
-export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope.Scope> =>
+export const make = (transport: Transport, options: Options = {}): Effect.Effect<Consumer, never, Scope.Scope> =>
   Effect.gen(function* () {
     const client: Client = {
+      maxEvents: Math.max(0, Math.floor(options.maxEvents ?? defaultMaxEvents)),
       transport,
       view: mirror(),
       hello: yield* Deferred.make<Message.Hello>(),
@@ -205,7 +219,7 @@ export const make = (transport: Transport): Effect.Effect<Consumer, never, Scope
       },
       hello: Deferred.await(client.hello),
       resubscriptions: Effect.sync(() => client.resubscriptions),
-      events: Effect.sync(() => [...client.events])
+      events: Effect.sync(() => client.events.slice(Math.max(0, client.events.length - client.maxEvents)))
     }
     return consumer
   })
@@ -222,6 +236,7 @@ interface Client {
   /** subscriptions resubscribed after a gap and still waiting for their fresh snapshot */
   readonly resyncing: Set<string>
   readonly events: Array<Message.Event>
+  readonly maxEvents: number
   counter: number
   resubscriptions: number
 }
@@ -269,6 +284,9 @@ const receive = (client: Client, message: Message.Outbound): Effect.Effect<void>
         return Effect.asVoid(Deferred.succeed(client.hello, message))
       case "event":
         client.events.push(message)
+        // Dropped in halves, so keeping the last `maxEvents` costs O(1) per event on average.
+        if (client.events.length > 2 * client.maxEvents)
+          client.events.splice(0, client.events.length - client.maxEvents)
         return Effect.void
       case "batch":
         return Effect.forEach(message.messages, (inner) => receive(client, inner), { discard: true })

@@ -216,3 +216,53 @@ describe("Consumer.tools", () => {
     assert.match(long.name, /^x{56}_[0-9a-f]{7}$/)
   })
 })
+
+describe("Consumer: events", () => {
+  it.effect("keeps the most recent maxEvents events, oldest dropped first, however many arrive", () =>
+    Effect.gen(function* () {
+      const inbound = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
+      const consumer = yield* Consumer.make(
+        { send: () => Effect.void, messages: Stream.fromQueue(inbound) },
+        { maxEvents: 3 }
+      )
+      const event = (i: number): Message.Outbound => ({ type: "event", name: `e${i}`, data: { i } })
+      Queue.offerUnsafe(inbound, event(1))
+      yield* settle
+      assert.deepStrictEqual(
+        (yield* consumer.events).map((e) => e.name),
+        ["e1"]
+      )
+      Queue.offerAllUnsafe(
+        inbound,
+        Array.from({ length: 10 }, (_, i) => event(i + 2))
+      )
+      // events inside a batch count too
+      Queue.offerUnsafe(inbound, { type: "batch", messages: [event(12), event(13)] })
+      yield* settle
+      assert.deepStrictEqual(
+        (yield* consumer.events).map((e) => e.name),
+        ["e11", "e12", "e13"]
+      )
+    })
+  )
+
+  it.effect("keeps 1,000 events by default; maxEvents 0 keeps none", () =>
+    Effect.gen(function* () {
+      const inbound = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
+      const none = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
+      const consumer = yield* Consumer.make({ send: () => Effect.void, messages: Stream.fromQueue(inbound) })
+      const silent = yield* Consumer.make(
+        { send: () => Effect.void, messages: Stream.fromQueue(none) },
+        { maxEvents: 0 }
+      )
+      const events = Array.from({ length: 2500 }, (_, i): Message.Outbound => ({ type: "event", name: `e${i}` }))
+      Queue.offerAllUnsafe(inbound, events)
+      Queue.offerAllUnsafe(none, events)
+      yield* settle
+      const kept = yield* consumer.events
+      assert.strictEqual(kept.length, 1000)
+      assert.deepStrictEqual([kept[0]?.name, kept[999]?.name], ["e1500", "e2499"])
+      assert.deepStrictEqual(yield* silent.events, [])
+    })
+  )
+})
