@@ -13,6 +13,10 @@
  * clients run on the same machine, so a latency row also pays for their CPU. The memory rows come twice: right
  * after the step, and `settled`, after 12 s idle (V8 gives back the garbage of a burst only once the process is idle
  * for some seconds). HEED_BENCH_BACKEND=pglite or =postgres runs one backend only.
+ *
+ * HEED_BENCH_PIN=1 (Linux, with `taskset`) pins the clients, this process and all its threads, to the first core and
+ * the server to the second, so that on a 2-core machine the two do not take each other's core; the tables' names
+ * then say "pinned".
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -25,6 +29,13 @@ import { freePort, round, stats } from "./support.ts"
 
 const SOURCES = 1000
 const ALERTS = 10_000
+
+/** HEED_BENCH_PIN=1: clients on core 0 (every thread of this process), the server on core 1. */
+const pinned = process.env.HEED_BENCH_PIN === "1"
+if (pinned) {
+  const self = spawnSync("taskset", ["-a", "-cp", "0", String(process.pid)], { encoding: "utf8" })
+  if (self.status !== 0) throw new Error(`HEED_BENCH_PIN=1: taskset failed (${self.error ?? self.stderr})`)
+}
 
 /** The server's memory in MB (rss, heap, external, wasm; see memoryProbe.ts), asked for with SIGUSR2. */
 const memoryOf = async (child: ChildProcess): Promise<Record<string, number>> => {
@@ -57,23 +68,23 @@ const ticksPerSecond = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf
 const startServer = async (store: ReadonlyArray<string>): Promise<{ child: ChildProcess; url: URL }> => {
   const port = await freePort()
   const probe = join(tmpdir(), `heed-bench-memory-${process.pid}-${port}.json`)
-  const child = spawn(
+  const node = [
     process.execPath,
-    [
-      "--conditions=@heed/source",
-      "--import",
-      "./bench/memoryProbe.ts",
-      "src/main.ts",
-      "serve",
-      "--port",
-      `${port}`,
-      ...store
-    ],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, HEED_LOG_LEVEL: "Warn", HEED_WATCH_INTERVAL_MS: "5000", HEED_BENCH_MEMORY_OUT: probe }
-    }
-  )
+    "--conditions=@heed/source",
+    "--import",
+    "./bench/memoryProbe.ts",
+    "src/main.ts",
+    "serve",
+    "--port",
+    `${port}`,
+    ...store
+  ]
+  // taskset execs node in its own process, so the pid (for /proc and signals) is the server's.
+  const [command, ...args] = pinned ? ["taskset", "-c", "1", ...node] : node
+  const child = spawn(command!, args, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, HEED_LOG_LEVEL: "Warn", HEED_WATCH_INTERVAL_MS: "5000", HEED_BENCH_MEMORY_OUT: probe }
+  })
   probeFiles.set(child, probe)
   await new Promise<void>((resolve, reject) => {
     let out = ""
@@ -223,7 +234,7 @@ const runBackend = async (label: string, store: ReadonlyArray<string>) => {
     } finally {
       await stop(again.child)
     }
-    Bench.record(`Awareness at scale (${label})`, rows)
+    Bench.record(`Awareness at scale (${label}${pinned ? ", pinned: clients on core 0, server on core 1" : ""})`, rows)
   } finally {
     if (child.exitCode === null) await stop(child)
   }
