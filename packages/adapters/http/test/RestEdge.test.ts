@@ -273,19 +273,30 @@ describe("RestServer edge", () => {
     })
   )
 
-  it.live("POST /v1/tools/{name} with a null body calls the tool without parameters; an object is passed on", () =>
-    Effect.gen(function* () {
-      const tools = port()
-      const host = yield* serve(tools)
-      const none = yield* send(host, "POST", "/v1/tools/get_briefing", { body: "null" })
-      assert.deepStrictEqual([none.status, none.body], [200, { called: "get_briefing" }])
-      const some = yield* send(host, "POST", "/v1/tools/remind", { body: '{"goal":"x"}' })
-      assert.deepStrictEqual([some.status, some.body], [200, { called: "remind" }])
-      assert.deepStrictEqual(tools.calls, [
-        ["get_briefing", {}],
-        ["remind", { goal: "x" }]
-      ])
-    })
+  it.live(
+    "POST /v1/tools/{name} with an empty or null body calls the tool without parameters; an object is passed on",
+    () =>
+      Effect.gen(function* () {
+        const tools = port()
+        const host = yield* serve(tools)
+        const empty = yield* send(host, "POST", "/v1/tools/get_status")
+        assert.deepStrictEqual([empty.status, empty.body], [200, { called: "get_status" }])
+        const none = yield* send(host, "POST", "/v1/tools/get_briefing", { body: "null" })
+        assert.deepStrictEqual([none.status, none.body], [200, { called: "get_briefing" }])
+        const some = yield* send(host, "POST", "/v1/tools/remind", { body: '{"goal":"x"}' })
+        assert.deepStrictEqual([some.status, some.body], [200, { called: "remind" }])
+        // a write endpoint's body is never empty
+        const write = yield* send(host, "POST", "/v1/alerts", {
+          body: "",
+          headers: { "content-type": "application/json" }
+        })
+        assert.deepStrictEqual([write.status, write.body.parameter], [400, "body"])
+        assert.deepStrictEqual(tools.calls, [
+          ["get_status", {}],
+          ["get_briefing", {}],
+          ["remind", { goal: "x" }]
+        ])
+      })
   )
 
   it.live("GET /v1/briefing passes explain (default true) and format on; a text briefing is text/plain", () =>
