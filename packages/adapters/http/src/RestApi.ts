@@ -180,7 +180,7 @@ export class V1 extends HttpApiGroup.make("v1")
   .add(
     HttpApiEndpoint.post("callTool", "/v1/tools/:name", {
       params: { name: Schema.String },
-      payload: Json,
+      payload: [Json, Schema.Null],
       success: Json,
       error: errors
     }).annotateMerge(
