@@ -104,22 +104,55 @@ describe.skipIf(skipIrc)("IrcTransport connection against ngircd", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("part leaves with its reason, stops wanting the channel, and answers whether it was wanted", () =>
-    Effect.gen(function* () {
-      const { alice, transport, events } = yield* setup(["#dev", "#quiet"])
-      assert.isTrue(yield* transport.part("#quiet", "done here"))
-      // Nothing comes before the Parted event: writing the PART line is no Outgoing event.
-      const { before, found: parted } = yield* eventsUntil(events, is("Parted"), "part #quiet")
-      assert.deepStrictEqual(before, [])
-      assert.deepStrictEqual([parted.channel, parted.kicked], ["#quiet", false])
-      yield* alice.waitForPresence((line) => line.startsWith(`PART ${NICK} #quiet`), "our part")
-      assert.include(alice.presence, `PART ${NICK} #quiet done here`)
-      assert.isTrue(yield* transport.part("#dev"))
-      yield* alice.waitForPresence((line) => line.startsWith(`PART ${NICK} #dev`), "our part without a reason")
-      assert.include(alice.presence, `PART ${NICK} #dev`)
-      assert.isFalse(yield* transport.part("#never-joined"))
-      assert.deepStrictEqual(yield* transport.channels, [])
-    }).pipe(Effect.scoped)
+  it.live(
+    "part leaves with its reason, stops wanting the channel (joined at start or later, in any case), and answers whether it was wanted",
+    () =>
+      Effect.gen(function* () {
+        const { alice, transport, events } = yield* setup(["#dev", "#quiet"])
+        assert.isTrue(yield* transport.part("#quiet", "done here"))
+        // Nothing comes before the Parted event: writing the PART line is no Outgoing event.
+        const { before, found: parted } = yield* eventsUntil(events, is("Parted"), "part #quiet")
+        assert.deepStrictEqual(before, [])
+        assert.deepStrictEqual([parted.channel, parted.kicked], ["#quiet", false])
+        yield* alice.waitForPresence((line) => line.startsWith(`PART ${NICK} #quiet`), "our part")
+        assert.include(alice.presence, `PART ${NICK} #quiet done here`)
+        assert.isTrue(yield* transport.part("#dev"))
+        yield* alice.waitForPresence((line) => line.startsWith(`PART ${NICK} #dev`), "our part without a reason")
+        assert.include(alice.presence, `PART ${NICK} #dev`)
+        // a channel joined later is wanted under its name in any letter case, and parting it answers so
+        yield* transport.join("#Later")
+        yield* eventsUntil(
+          events,
+          is("Joined", (e) => e.channel.toLowerCase() === "#later"),
+          "join #Later"
+        )
+        assert.isTrue(yield* transport.part("#later"))
+        assert.isFalse(yield* transport.part("#never-joined"))
+        assert.deepStrictEqual(yield* transport.channels, [])
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a line sent before the server has registered us goes out after registration and the join, exactly once",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* NgircdServer.start
+        const alice = yield* rawClient(server.port, "alice", ["#dev"])
+        const transport = yield* IrcTransport.make({
+          host: server.host,
+          port: server.port,
+          nick: NICK,
+          channels: ["#dev"]
+        })
+        // Queued while still connecting: a PRIVMSG before registration would be refused (451) and lost.
+        yield* transport.send("#dev", "queued before we were registered")
+        yield* transport.send("#dev", "marker")
+        yield* alice.waitForMessages((m) => m.from === NICK && m.text === "marker", 1, "the marker")
+        assert.deepStrictEqual(
+          alice.received.filter((m) => m.from === NICK).map((m) => m.text),
+          ["queued before we were registered", "marker"]
+        )
+      }).pipe(Effect.scoped)
   )
 
   it.live("flush returns once every queued line is written, and at once when nothing is queued", () =>

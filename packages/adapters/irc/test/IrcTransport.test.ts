@@ -21,7 +21,7 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("@fullnick and @short are mentions only, never ambient as well", () =>
+  it.live("@fullnick and @short are mentions only, never ambient as well, and in a channel never a DM", () =>
     Effect.gen(function* () {
       const { alice, events } = yield* setup()
       yield* alice.say("#dev", "@thor-claude can you look?")
@@ -31,7 +31,8 @@ describe.skipIf(skipIrc)("IrcTransport against ngircd", () => {
       yield* waitFor(
         events,
         (e): e is never => {
-          if (e._tag === "Mention" || e._tag === "Ambient") seen.push(`${e._tag}:${e.text}`)
+          if (e._tag === "Mention") seen.push(`Mention${e.dm ? " (DM)" : ""}:${e.text}`)
+          if (e._tag === "Ambient") seen.push(`Ambient:${e.text}`)
           return e._tag === "Ambient" && e.text === "marker"
         },
         "marker"
