@@ -157,8 +157,9 @@ export interface Consumer {
 }
 
 /**
- * Options of {@link make}: `maxEvents`, how many of the most recent events the consumer keeps (default 1,000; older
- * ones are dropped, so a long-lived consumer of a chatty provider does not grow without bound).
+ * Options of {@link make}: `maxEvents`, how many of the most recent events the consumer keeps (default 1,000, also for
+ * `NaN`; `Infinity` keeps every one). Older ones are dropped, so a long-lived consumer of a chatty provider does not
+ * grow without bound.
  *
  * @category models
  * @since 0.1.0
@@ -168,6 +169,10 @@ export interface Options {
 }
 
 const defaultMaxEvents = 1000
+
+/** `maxEvents` as a whole number of events: the default when missing or `NaN`, `Infinity` to keep them all. */
+const eventLimit = (maxEvents: number | undefined): number =>
+  maxEvents === undefined || Number.isNaN(maxEvents) ? defaultMaxEvents : Math.max(0, Math.floor(maxEvents))
 
 /**
  * Starts a consumer on a connection, reading its messages in a fiber of the current scope. On a version gap it
@@ -180,7 +185,7 @@ const defaultMaxEvents = 1000
 export const make = (transport: Transport, options: Options = {}): Effect.Effect<Consumer, never, Scope.Scope> =>
   Effect.gen(function* () {
     const client: Client = {
-      maxEvents: Math.max(0, Math.floor(options.maxEvents ?? defaultMaxEvents)),
+      maxEvents: eventLimit(options.maxEvents),
       transport,
       view: mirror(),
       hello: yield* Deferred.make<Message.Hello>(),

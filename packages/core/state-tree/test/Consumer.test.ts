@@ -246,7 +246,7 @@ describe("Consumer: events", () => {
     })
   )
 
-  it.effect("keeps 1,000 events by default; maxEvents 0 keeps none", () =>
+  it.effect("keeps 1,000 events by default and for a NaN maxEvents; maxEvents 0 keeps none", () =>
     Effect.gen(function* () {
       const inbound = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
       const none = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
@@ -255,14 +255,21 @@ describe("Consumer: events", () => {
         { send: () => Effect.void, messages: Stream.fromQueue(none) },
         { maxEvents: 0 }
       )
+      const nan = yield* Queue.unbounded<Message.Outbound, Cause.Done>()
+      const defaulted = yield* Consumer.make(
+        { send: () => Effect.void, messages: Stream.fromQueue(nan) },
+        { maxEvents: Number.NaN }
+      )
       const events = Array.from({ length: 2500 }, (_, i): Message.Outbound => ({ type: "event", name: `e${i}` }))
       Queue.offerAllUnsafe(inbound, events)
       Queue.offerAllUnsafe(none, events)
+      Queue.offerAllUnsafe(nan, events)
       yield* settle
       const kept = yield* consumer.events
       assert.strictEqual(kept.length, 1000)
       assert.deepStrictEqual([kept[0]?.name, kept[999]?.name], ["e1500", "e2499"])
       assert.deepStrictEqual(yield* silent.events, [])
+      assert.strictEqual((yield* defaulted.events).length, 1000)
     })
   )
 })
