@@ -38,7 +38,7 @@ const port = () => {
 /** A clock whose time the test sets; everything else is the default clock. */
 const manualClock = (start: number) => {
   let now = start
-  const base = Clock.Clock.defaultValue()
+  const base = Effect.runSync(Clock.clockWith(Effect.succeed))
   const clock: Clock.Clock = Object.assign(Object.create(base) as Clock.Clock, {
     currentTimeMillisUnsafe: () => now,
     currentTimeMillis: Effect.sync(() => now)
