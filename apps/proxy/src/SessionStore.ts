@@ -91,11 +91,18 @@ const logged = <A>(effect: Effect.Effect<A, SqlError>, fallback: A): Effect.Effe
  */
 export const makePostgres: Effect.Effect<SessionStoreShape, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE IF NOT EXISTS heed_proxy_sessions (
-    id text PRIMARY KEY,
-    state jsonb NOT NULL,
-    updated_at timestamptz NOT NULL DEFAULT now()
-  )`
+  // Two proxies starting at once would both run CREATE TABLE IF NOT EXISTS and the second could fail on the catalog
+  // (a unique violation on the table's row type): a transaction-scoped advisory lock makes it wait for the first.
+  yield* sql.withTransaction(
+    Effect.andThen(
+      sql`SELECT pg_advisory_xact_lock(hashtextextended('heed_proxy_sessions', 0))`,
+      sql`CREATE TABLE IF NOT EXISTS heed_proxy_sessions (
+        id text PRIMARY KEY,
+        state jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`
+    )
+  )
   return {
     kind: "postgres",
     get: (id) =>

@@ -8,19 +8,22 @@ import { fileURLToPath } from "node:url"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SessionStore from "../src/SessionStore.ts"
 import { fakeUpstream, post } from "./harness.ts"
 import * as T from "./transcripts.ts"
 
 const appDir = fileURLToPath(new URL("..", import.meta.url))
 const adminUrl = process.env.HEED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const database = "heed_proxy_test"
-const databaseUrl = (() => {
+const urlOf = (name: string) => {
   const url = new URL(adminUrl)
-  url.pathname = `/${database}`
+  url.pathname = `/${name}`
   return url.toString()
-})()
+}
+const databaseUrl = urlOf(database)
 
 const reachable = await new Promise<boolean>((resolve) => {
   const url = new URL(adminUrl)
@@ -42,11 +45,12 @@ if (!reachable) {
 }
 
 /** A database of our own (each run uses a session id of its own, so earlier rows do not matter). */
-const prepareDatabase = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const exists = yield* sql`SELECT 1 FROM pg_database WHERE datname = ${database}`
-  if (exists.length === 0) yield* sql.unsafe(`CREATE DATABASE ${database}`)
-}).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl) })))
+const prepareDatabase = (name = database) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const exists = yield* sql`SELECT 1 FROM pg_database WHERE datname = ${name}`
+    if (exists.length === 0) yield* sql.unsafe(`CREATE DATABASE ${name}`)
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl) })))
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -93,7 +97,7 @@ const replica = (upstream: string) =>
 describe.skipIf(!reachable)("two proxy processes on one PostgreSQL", () => {
   it.live("share a session: the second restores what the first collapsed and counts both requests", () =>
     Effect.gen(function* () {
-      yield* prepareDatabase
+      yield* prepareDatabase()
       const upstream = yield* fakeUpstream(() => ({ body: T.openAiText("ok") }))
       const [a, b] = yield* Effect.all([replica(upstream.url), replica(upstream.url)], { concurrency: 2 })
       const session = `replicas-${process.pid}-${Date.now().toString(36)}`
@@ -124,6 +128,35 @@ describe.skipIf(!reachable)("two proxy processes on one PostgreSQL", () => {
         requests: number
       }
       assert.strictEqual(fromA.requests, 2)
+    })
+  )
+  it.live("stores starting at the same moment on a database without the table both start, 20 times in a row", () =>
+    Effect.gen(function* () {
+      // A database of its own: the table is dropped and created again in each round.
+      yield* prepareDatabase("heed_proxy_race")
+      // Two connection pools, as two processes have: CREATE TABLE IF NOT EXISTS from both at once could collide in
+      // the catalog (a unique violation) unless one waits for the other.
+      const clients = yield* Effect.all(
+        [0, 1].map(() => Layer.build(PgClient.layer({ url: Redacted.make(urlOf("heed_proxy_race")) }))),
+        { concurrency: 2 }
+      )
+      const admin = clients[0]!
+      for (let round = 0; round < 20; round++) {
+        yield* Effect.provide(
+          SqlClient.SqlClient.pipe(Effect.flatMap((sql) => sql`DROP TABLE IF EXISTS heed_proxy_sessions`)),
+          admin
+        )
+        const kinds = yield* Effect.all(
+          clients.map((context) =>
+            Effect.provide(
+              Effect.map(SessionStore.makePostgres, (store) => store.kind),
+              context
+            )
+          ),
+          { concurrency: 2 }
+        )
+        assert.deepStrictEqual(kinds, ["postgres", "postgres"], `round ${round}`)
+      }
     })
   )
 })
