@@ -4,10 +4,9 @@ import * as HttpServer from "effect/http/HttpServer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { RestApi, RestServer } from "../src/index.ts"
-import { listen } from "./support.ts"
+import { fakeToolInfos, listen, writeToolNames } from "./support.ts"
 
-const names = ["report_status", "report_alert", "remind", "suppress_alert", "clear_suppression"]
-const readTools = ["get_briefing", "get_alerts", "get_status"]
+const names = writeToolNames
 
 /**
  * A port that records each call; `replies` holds what a tool answers (a value, or an effect to run) and otherwise a
@@ -18,12 +17,7 @@ const port = () => {
   const replies = new Map<string, unknown>()
   const layer = Layer.succeed(RestApi.Tools, {
     owner: Effect.map(HttpServerRequest.HttpServerRequest, (request) => request.headers["x-owner"] ?? "anyone"),
-    tools: [...names, ...readTools].map((name) => ({
-      name,
-      description: `The ${name} tool.`,
-      readOnly: readTools.includes(name),
-      inputSchema: { type: "object" }
-    })),
+    tools: fakeToolInfos(),
     call: (name, params) =>
       Effect.suspend((): Effect.Effect<unknown, RestApi.ToolFailure> => {
         calls.push([name, params])

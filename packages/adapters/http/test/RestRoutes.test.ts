@@ -2,22 +2,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as HttpServer from "effect/http/HttpServer"
 import { RestApi, RestServer } from "../src/index.ts"
-import { listen } from "./support.ts"
+import { fakeToolInfos, listen, readToolNames, writeToolNames } from "./support.ts"
 
-const names = ["report_status", "report_alert", "remind", "suppress_alert", "clear_suppression"]
-const readTools = ["get_briefing", "get_alerts", "get_status"]
+const names = writeToolNames
+const readTools = readToolNames
 
 // A port that records each call and answers with it; get_alerts answers a page of three alerts of mixed levels.
 const recording = () => {
   const calls: Array<readonly [string, unknown]> = []
   const layer = Layer.succeed(RestApi.Tools, {
     owner: Effect.succeed("anyone"),
-    tools: [...names, ...readTools].map((name) => ({
-      name,
-      description: `The ${name} tool.`,
-      readOnly: readTools.includes(name),
-      inputSchema: { type: "object" }
-    })),
+    tools: fakeToolInfos(),
     call: (name, params) =>
       Effect.suspend((): Effect.Effect<unknown> => {
         calls.push([name, params])

@@ -215,3 +215,16 @@ export const wsClient = (url: string, headers: Record<string, string> = {}, prot
       return { ws, ...received, send, sync, closed: Deferred.await(closed) }
     })
   )
+
+/** The awareness tools a fake `RestApi.Tools` port offers: the write tools, then the read-only ones. */
+export const writeToolNames = ["report_status", "report_alert", "remind", "suppress_alert", "clear_suppression"]
+export const readToolNames = ["get_briefing", "get_alerts", "get_status"]
+
+/** The port's tool list for those names: each described as "The <name> tool.", with an open object schema. */
+export const fakeToolInfos = () =>
+  [...writeToolNames, ...readToolNames].map((name) => ({
+    name,
+    description: `The ${name} tool.`,
+    readOnly: readToolNames.includes(name),
+    inputSchema: { type: "object" }
+  }))
