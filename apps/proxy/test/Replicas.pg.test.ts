@@ -143,7 +143,7 @@ describe.skipIf(!reachable)("two proxy processes on one PostgreSQL", () => {
       const admin = clients[0]!
       for (let round = 0; round < 20; round++) {
         yield* Effect.provide(
-          SqlClient.SqlClient.pipe(Effect.flatMap((sql) => sql`DROP TABLE IF EXISTS heed_proxy_sessions`)),
+          Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP TABLE IF EXISTS heed_proxy_sessions`),
           admin
         )
         const kinds = yield* Effect.all(
