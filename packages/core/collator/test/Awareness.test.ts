@@ -26,6 +26,10 @@ const head = <A>(items: ReadonlyArray<A>): A => {
 
 const failure = <A, R>(effect: Effect.Effect<A, AwarenessError.AwarenessError, R>) => Effect.flip(effect)
 
+/** A reminder of `goal` from "me", due an hour before the test clock's start: the next briefing fires it. */
+const remindDue = (awareness: Awareness.AwarenessShape, goal: string) =>
+  awareness.remind({ goal, source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+
 /** The next read delivers exactly this due intention, marked new. */
 const deliveredAsNew = (awareness: Awareness.AwarenessShape, id: string) =>
   Effect.map(awareness.getBriefing(), (read) =>
@@ -600,8 +604,8 @@ describe("Awareness: intentions", () => {
   it.effect("a fired intention leaves the briefing when moved to another state or after the retention", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const done = yield* awareness.remind({ goal: "Done", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
-      const kept = yield* awareness.remind({ goal: "Kept", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      const done = yield* remindDue(awareness, "Done")
+      const kept = yield* remindDue(awareness, "Kept")
       assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 2)
       yield* awareness.updateIntention({ entry_id: done.id, state: "completed" })
       assert.deepStrictEqual(
@@ -623,7 +627,7 @@ describe("Awareness: intentions", () => {
       Effect.gen(function* () {
         const awareness = yield* Effect.provide(instance, Awareness.layerWith(options))
         yield* TestClock.setTime(START)
-        yield* awareness.remind({ goal: "Short", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+        yield* remindDue(awareness, "Short")
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
         yield* minutes(9)
         assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
@@ -636,12 +640,7 @@ describe("Awareness: intentions", () => {
   it.effect("peekBriefing shows a due intention without delivering it", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const { id } = yield* awareness.remind({
-        goal: "Peek",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const { id } = yield* remindDue(awareness, "Peek")
       const peeked = yield* awareness.peekBriefing
       assert.deepStrictEqual(
         peeked.fired_intentions?.map((item) => item.id),
@@ -666,12 +665,7 @@ describe("Awareness: intentions", () => {
           message: `Disk usage on ${source} is at ${80 + i}% and rising by about two points an hour since midnight`
         })
       }
-      const { id } = yield* awareness.remind({
-        goal: "Rotate keys",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const { id } = yield* remindDue(awareness, "Rotate keys")
       const agentTokens = (b: object) => TokenCounter.countO200k(TokenCounter.toCompactJson(b))
       const full = yield* awareness.peekBriefing
       const fitted = yield* awareness.peekBriefingWithin(250)
@@ -717,7 +711,7 @@ describe("Awareness: intentions", () => {
         other.getBriefing()
       )
       const one = yield* Effect.provide(instance, Awareness.layer.pipe(Layer.provide(racing.layer)))
-      const { id } = yield* one.remind({ goal: "Call", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      const { id } = yield* remindDue(one, "Call")
       racing.arm()
       const read = yield* one.getBriefing()
       assert.isTrue(racing.fired())
@@ -750,12 +744,7 @@ describe("Awareness: intentions", () => {
   it.effect("update_intention constrains transitions; snoozing re-arms the intention", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const { id } = yield* awareness.remind({
-        goal: "Stretch",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const { id } = yield* remindDue(awareness, "Stretch")
       assert.lengthOf((yield* awareness.getBriefing()).fired_intentions ?? [], 1)
       const noDate = yield* failure(awareness.updateIntention({ entry_id: id, state: "snoozed" }))
       assert.strictEqual(noDate.param, "deliver_at")
@@ -1241,19 +1230,9 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
   it.effect("a due intention fires while another one is snoozed", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const later = yield* awareness.remind({
-        goal: "Later",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const later = yield* remindDue(awareness, "Later")
       yield* awareness.updateIntention({ entry_id: later.id, state: "snoozed", deliver_at: "2026-03-21T12:00:00Z" })
-      const { id } = yield* awareness.remind({
-        goal: "Now",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const { id } = yield* remindDue(awareness, "Now")
       yield* deliveredAsNew(awareness, id)
     }).pipe(Effect.provide(TestLayer))
   )
@@ -1261,12 +1240,7 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
   it.effect("retained fired intentions are listed most recently fired first, not by their deliver_at", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      const first = yield* awareness.remind({
-        goal: "First",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const first = yield* remindDue(awareness, "First")
       yield* deliveredAsNew(awareness, first.id)
       yield* minutes(30)
       const second = yield* awareness.remind({
@@ -1315,12 +1289,7 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
     Effect.gen(function* () {
       const awareness = yield* setup
       const store = yield* Store.Store
-      const { id } = yield* awareness.remind({
-        goal: "Log",
-        source: "me",
-        tags: [],
-        deliver_at: "2026-03-20T11:00:00Z"
-      })
+      const { id } = yield* remindDue(awareness, "Log")
       yield* minutes(1)
       yield* deliveredAsNew(awareness, id)
       assert.deepStrictEqual(Option.getOrThrow(yield* store.get(id)).data.changelog, [
@@ -1348,7 +1317,7 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
   it.effect("peekBriefingWithin a budget too small for any reminder leaves fired_intentions out", () =>
     Effect.gen(function* () {
       const awareness = yield* setup
-      yield* awareness.remind({ goal: "Rotate keys", source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+      yield* remindDue(awareness, "Rotate keys")
       const fitted = yield* awareness.peekBriefingWithin(40)
       assert.isUndefined(fitted.fired_intentions)
       assert.strictEqual(fitted.omitted?.intentions, 1)
@@ -1370,7 +1339,7 @@ describe("Awareness: the briefing cache, its snapshot and delivery", () => {
         })
       }
       for (const goal of ["Rotate keys", "Renew the certificate", "Call the vendor"]) {
-        yield* awareness.remind({ goal, source: "me", tags: [], deliver_at: "2026-03-20T11:00:00Z" })
+        yield* remindDue(awareness, goal)
       }
       const over: Array<string> = []
       for (let n = 170; n <= 330; n++) {
