@@ -6,6 +6,7 @@
  */
 import { createConnection, type Socket } from "node:net"
 import * as Effect from "effect/Effect"
+import { onLines } from "./internal/lines.ts"
 
 /**
  * A person on the server, over a raw socket: registers, joins, says things, and records what it receives.
@@ -52,42 +53,32 @@ export const rawClient = (port: number, nick: string, channels: ReadonlyArray<st
       const received: RawClient["received"] = []
       const presence: Array<string> = []
       const waiters = new Set<() => void>()
-      let buffer = ""
       let registered = false
       const joined = new Set<string>()
       const notify = () => {
         for (const waiter of [...waiters]) waiter()
       }
-      socket.setEncoding("utf8")
-      socket.on("data", (chunk: string) => {
-        buffer += chunk
-        let index = buffer.indexOf("\r\n")
-        while (index >= 0) {
-          const line = buffer.slice(0, index)
-          buffer = buffer.slice(index + 2)
-          index = buffer.indexOf("\r\n")
-          if (line.startsWith("PING")) socket.write(`PONG ${line.slice(5)}\r\n`)
-          const match = /^:([^! ]+)\S* (\S+) (\S+)(?: :?(.*))?$/.exec(line)
-          if (match === null) continue
-          const [, from, command, target, rest] = match
-          if (command === "001" && !registered) {
-            registered = true
-            for (const channel of channels) socket.write(`JOIN ${channel}\r\n`)
-            if (channels.length === 0) resume(Effect.succeed({ socket, client }))
-          }
-          if (command === "JOIN" && from === nick) {
-            joined.add((rest ?? target!).replace(/^:/, "").toLowerCase())
-            if (channels.every((channel) => joined.has(channel.toLowerCase())))
-              resume(Effect.succeed({ socket, client }))
-          }
-          if (command === "JOIN" && from !== nick) presence.push(`JOIN ${from} ${(rest ?? target!).replace(/^:/, "")}`)
-          if (command === "PART" && from !== nick)
-            presence.push(`PART ${from} ${target!.replace(/^:/, "")} ${rest ?? ""}`.trimEnd())
-          if (command === "QUIT")
-            presence.push(`QUIT ${from} ${[target, rest].filter(Boolean).join(" ").replace(/^:/, "")}`)
-          if (command === "PRIVMSG") received.push({ from: from!, target: target!, text: rest ?? "" })
-          notify()
+      onLines(socket, (line) => {
+        if (line.startsWith("PING")) socket.write(`PONG ${line.slice(5)}\r\n`)
+        const match = /^:([^! ]+)\S* (\S+) (\S+)(?: :?(.*))?$/.exec(line)
+        if (match === null) return
+        const [, from, command, target, rest] = match
+        if (command === "001" && !registered) {
+          registered = true
+          for (const channel of channels) socket.write(`JOIN ${channel}\r\n`)
+          if (channels.length === 0) resume(Effect.succeed({ socket, client }))
         }
+        if (command === "JOIN" && from === nick) {
+          joined.add((rest ?? target!).replace(/^:/, "").toLowerCase())
+          if (channels.every((channel) => joined.has(channel.toLowerCase()))) resume(Effect.succeed({ socket, client }))
+        }
+        if (command === "JOIN" && from !== nick) presence.push(`JOIN ${from} ${(rest ?? target!).replace(/^:/, "")}`)
+        if (command === "PART" && from !== nick)
+          presence.push(`PART ${from} ${target!.replace(/^:/, "")} ${rest ?? ""}`.trimEnd())
+        if (command === "QUIT")
+          presence.push(`QUIT ${from} ${[target, rest].filter(Boolean).join(" ").replace(/^:/, "")}`)
+        if (command === "PRIVMSG") received.push({ from: from!, target: target!, text: rest ?? "" })
+        notify()
       })
       const waitUntil = (done: () => boolean, what: string, timeoutS = 60) =>
         Effect.callback<void>((resume) => {

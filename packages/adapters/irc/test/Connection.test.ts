@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import type { IrcEvent } from "../src/IrcEvent.ts"
 import * as IrcTransport from "../src/IrcTransport.ts"
+import { onLines } from "../src/internal/lines.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
 import { type Events, eventQueue, is, NICK, rawClient, skipIrc, transportWithAlice, waitFor } from "./helpers.ts"
 
@@ -294,20 +295,11 @@ const scriptedServer = (lines: ReadonlyArray<string>) =>
       const waiters = new Set<() => void>()
       const server = createServer((socket) => {
         sockets.add(socket)
-        socket.setEncoding("utf8")
-        let buffer = ""
-        socket.on("data", (chunk: string) => {
-          buffer += chunk
-          let index = buffer.indexOf("\r\n")
-          while (index >= 0) {
-            const line = buffer.slice(0, index)
-            buffer = buffer.slice(index + 2)
-            index = buffer.indexOf("\r\n")
-            received.push(line)
-            if (line.startsWith("USER ")) {
-              const nick = received.find((l) => l.startsWith("NICK "))?.slice(5) ?? NICK
-              socket.write([`:fake.server 001 ${nick} :Welcome`, ...lines].map((l) => `${l}\r\n`).join(""))
-            }
+        onLines(socket, (line) => {
+          received.push(line)
+          if (line.startsWith("USER ")) {
+            const nick = received.find((l) => l.startsWith("NICK "))?.slice(5) ?? NICK
+            socket.write([`:fake.server 001 ${nick} :Welcome`, ...lines].map((l) => `${l}\r\n`).join(""))
           }
           for (const waiter of [...waiters]) waiter()
         })

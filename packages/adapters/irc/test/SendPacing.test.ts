@@ -2,6 +2,7 @@ import { createConnection } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as IrcTransport from "../src/IrcTransport.ts"
+import { onLines } from "../src/internal/lines.ts"
 import * as NgircdServer from "../src/NgircdServer.ts"
 import { eventQueue, is, skipIrc, waitFor } from "./helpers.ts"
 
@@ -20,22 +21,12 @@ const listener = (port: number, channel: string) =>
       const socket = createConnection(port, "127.0.0.1")
       const arrived: Array<{ readonly text: string; readonly at: number }> = []
       let wanted: { count: number; resolve: (all: typeof arrived) => void } | undefined
-      let buffer = ""
-      socket.setEncoding("utf8")
-      socket.on("data", (chunk: string) => {
-        const at = performance.now()
-        buffer += chunk
-        let index = buffer.indexOf("\r\n")
-        while (index >= 0) {
-          const line = buffer.slice(0, index)
-          buffer = buffer.slice(index + 2)
-          index = buffer.indexOf("\r\n")
-          if (line.startsWith("PING")) socket.write(`PONG ${line.slice(5)}\r\n`)
-          if (/^\S+ 001 /.test(line)) socket.write(`JOIN ${channel}\r\n`)
-          if (line.startsWith(":watcher!") && / JOIN /.test(line)) resume(Effect.succeed({ socket, arrivals }))
-          const message = /^:pacer!\S* PRIVMSG \S+ :(.*)$/.exec(line)
-          if (message !== null) arrived.push({ text: message[1]!, at })
-        }
+      onLines(socket, (line) => {
+        if (line.startsWith("PING")) socket.write(`PONG ${line.slice(5)}\r\n`)
+        if (/^\S+ 001 /.test(line)) socket.write(`JOIN ${channel}\r\n`)
+        if (line.startsWith(":watcher!") && / JOIN /.test(line)) resume(Effect.succeed({ socket, arrivals }))
+        const message = /^:pacer!\S* PRIVMSG \S+ :(.*)$/.exec(line)
+        if (message !== null) arrived.push({ text: message[1]!, at: performance.now() })
         if (wanted !== undefined && arrived.length >= wanted.count) wanted.resolve(arrived)
       })
       const arrivals = (count: number) =>

@@ -160,11 +160,11 @@ export interface DeprecatedOptions {
 }
 
 /**
- * The result of {@link generate}: the `briefing`, the intentions it delivers (`fired`, in briefing order, as
- * they were in the snapshot), the token count of the briefing (exact, counted on first read, of the briefing as the
- * read that delivers its fired intentions shows it: each marked `new`), and `valid_until`: the earliest instant at which the
- * same snapshot could give a different briefing (a status going stale, a suppression expiring, an intention coming
- * due, ...), or `null` if none is known. Caches use it.
+ * The result of {@link generate}: the `briefing`, the intentions it delivers (`fired`, in briefing order, as they
+ * were in the snapshot), the token count of the briefing (exact, counted on first read, of the briefing as the read
+ * that delivers its fired intentions shows it: each marked `new`), and `valid_until`: the earliest instant at which
+ * the same snapshot could give a different briefing (a status going stale, a suppression expiring, an intention
+ * coming due, ...), or `null` if none is known. Caches use it.
  *
  * @category models
  * @since 0.1.0
