@@ -24,7 +24,7 @@
 
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import type { Entry } from "@heed/collator/Entry"
-import { Store, StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
+import { ChangeLog, Store, StoreError, type StoreShape, type UpsertKey } from "@heed/collator/Store"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -182,7 +182,7 @@ const readLocal = (ctx: Owned) =>
     )
     const mirror = new Mirror.Mirror()
     for (const row of rows) mirror.set(row.id, Mirror.fromLoaded(row))
-    return { value, mirror }
+    return { value, mirror, log: new ChangeLog() }
   })
 
 /**
@@ -192,6 +192,8 @@ const readLocal = (ctx: Owned) =>
 interface Counter {
   value: number
   readonly mirror: Mirror.Mirror
+  /** The ids each counted write changed, for `changes`. */
+  readonly log: ChangeLog
 }
 
 /** One counter per PGlite database and owner, shared by every store of that owner on it. */
@@ -238,8 +240,10 @@ const counted = <A, E, R>(
             const written = changes(a)
             if (written === undefined) return
             counter.value++
-            for (const id of written.removed ?? []) counter.mirror.delete(id)
+            const removed = written.removed ?? []
+            for (const id of removed) counter.mirror.delete(id)
             for (const params of written.rows) counter.mirror.set(params.id, Mirror.fromParams(params))
+            counter.log.record(counter.value, [...written.rows.map((params) => params.id), ...removed])
           })
         )
       )
@@ -351,7 +355,9 @@ const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolea
           Option.isSome(updated) ? { rows: [updated.value.params] } : undefined
         ),
         Option.map((updated) => updated.entry)
-      )
+      ),
+    // Only where this process counts every write (PGlite); a server's other clients write unseen.
+    changes: counter === undefined ? undefined : (since) => Effect.sync(() => counter.log.since(since, counter.value))
   }
 }
 

@@ -5,7 +5,11 @@
  *
  * It keeps the collation layer the seed describes: a cached briefing, rebuilt when the store's `version` changes
  * (asked of the store on every read, so writes from other processes and replicas count) or when time makes it
- * out of date (`Collator.Result.valid_until`), so `staleness_sec` is real. Due intentions are delivered exactly
+ * out of date (`Collator.Result.valid_until`), so `staleness_sec` is real. A rebuild is incremental: on a store
+ * that reports its changes (`StoreShape.changes`: the in-memory store, PGlite, and a PostgreSQL server for the
+ * writes its change log holds) only the changed entries of the kept snapshot are read again, and the collator
+ * redoes only the sources they touch (`Collator.makeMemo`); otherwise the snapshot is read afresh, counted in the
+ * metric `heed.awareness.briefing_snapshots` with the reason. Due intentions are delivered exactly
  * once (`new: true`) and stay in `fired_intentions` until acknowledged or until `firedRetentionMinutes` pass.
  * Time comes from Effect's `Clock`.
  *
@@ -89,10 +93,12 @@ export interface AwarenessShape {
 /**
  * Options for `Awareness.layerWith`: the collator options (time zone, horizon, budgets, inhibition, flap damping,
  * acknowledgement and escalation timeouts; `stalenessSec` is managed by the cache), `maxCacheAgeSec`
- * (default 300: a cached briefing older than this is rebuilt even if nothing changed) and
- * `firedRetentionMinutes` (default 1440: how long a fired, unacknowledged intention stays in the briefing). Like the
- * collator's, the snake_case names of earlier releases (`max_cache_age_sec`, `fired_retention_minutes`) are still
- * accepted as deprecated aliases; the camelCase name wins when both are set.
+ * (default 300: a cached briefing older than this is rebuilt even if nothing changed), `firedRetentionMinutes`
+ * (default 1440: how long a fired, unacknowledged intention stays in the briefing) and `incremental` (default
+ * `true`: rebuilds refresh only what changed, as this module describes; `false` builds every briefing from a full read of
+ * the store and a collation from scratch, for comparison or diagnosis). Like the collator's, the snake_case names
+ * of earlier releases (`max_cache_age_sec`, `fired_retention_minutes`) are still accepted as deprecated aliases;
+ * the camelCase name wins when both are set.
  *
  * The owner's time zone is the `timezone` preference (`set_preference({ key: "timezone", value: "Europe/Berlin" })`)
  * when set, else `timezone` here, else UTC. An unknown `timezone` here, or a negative or non-finite limit, makes
@@ -104,9 +110,10 @@ export interface AwarenessShape {
  * @category models
  * @since 0.1.0
  */
-export interface AwarenessOptions extends Omit<Collator.Options, "stalenessSec" | "staleness_sec"> {
+export interface AwarenessOptions extends Omit<Collator.Options, "stalenessSec" | "staleness_sec" | "memo"> {
   readonly maxCacheAgeSec?: number
   readonly firedRetentionMinutes?: number
+  readonly incremental?: boolean
   /** @deprecated Use `maxCacheAgeSec`. */
   readonly max_cache_age_sec?: number
   /** @deprecated Use `firedRetentionMinutes`. */

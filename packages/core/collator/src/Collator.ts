@@ -19,6 +19,7 @@ import { type Alert, labelOf, toAlert } from "./internal/alert.ts"
 import { fit } from "./internal/budget.ts"
 import { dataOf, groupBy, isLive, str, timeOf } from "./internal/data.ts"
 import { checkInput } from "./internal/input.ts"
+import * as CollationMemo from "./internal/memo.ts"
 import { memoizedWords, type Pattern, patternApplies, patternSelects, toPattern } from "./internal/pattern.ts"
 import type { Line, Model } from "./internal/render.ts"
 import {
@@ -111,6 +112,8 @@ export interface Budget {
  * - `resurfaceWindowMinutes` (default 1440): how long after a suppression expires its alert is marked
  *   `resurfaced`.
  * - `stalenessSec` (default 0): copied into the briefing's `staleness_sec` (the `Awareness` cache sets it).
+ * - `memo` (default none): a {@link Memo} from {@link makeMemo}, handed to every call of one series of snapshots, so
+ *   that a call after a small change redoes only what the change touched. The result is the same with or without.
  *
  * The snake_case names of earlier releases (`upcoming_horizon_minutes`, `inhibit_rules`, `flap_threshold`,
  * `flap_window_minutes`, `acknowledgement_timeout_minutes`, `escalation_timeout_minutes`,
@@ -132,7 +135,43 @@ export interface Options extends DeprecatedOptions {
   readonly escalationTimeoutMinutes?: number | null
   readonly resurfaceWindowMinutes?: number
   readonly stalenessSec?: number
+  readonly memo?: Memo
 }
+
+/**
+ * What one {@link generate} call keeps for the next (see {@link makeMemo}); opaque.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Memo {
+  readonly [CollationMemo.TypeId]: typeof CollationMemo.TypeId
+}
+
+/**
+ * A memo for a series of {@link generate} calls over snapshots that change a little at a time (a cache that applies
+ * writes to its snapshot). Entries are read once per entry object, so a changed entry must be a new object (entries
+ * are never changed in place); each source's suppression and pattern checks are kept while its alerts and the
+ * applicable suppressions and patterns are the same objects. Everything that depends on the time is decided afresh
+ * on every call, so `generate(snapshot, now, { ...options, memo })` equals `generate(snapshot, now, options)` for
+ * every snapshot and instant. A memo holds what the last call read, and the entries it was given only weakly.
+ *
+ * **Example** (Regenerating after a change)
+ *
+ * ```ts
+ * import { Collator } from "@heed/collator"
+ *
+ * const memo = Collator.makeMemo()
+ * const empty = { statuses: [], alerts: [], suppressions: [], patterns: [], intentions: [] }
+ * Collator.generate(empty, new Date("2026-03-19T15:00:00Z"), { memo })
+ * const { briefing } = Collator.generate(empty, new Date("2026-03-19T15:01:00Z"), { memo })
+ * briefing.summary // "All clear across 0 sources."
+ * ```
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const makeMemo = (): Memo => CollationMemo.make()
 
 /**
  * The snake_case option names of earlier releases, still accepted by {@link generate} (and `Awareness.layerWith`).
@@ -205,12 +244,18 @@ const latestStatuses = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
 }
 
 /** Live alerts per source, in snapshot order: unresolved ones, and resolved ones that are flapping. */
-const liveAlerts = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity): Map<string, Array<Alert>> => {
+const liveAlerts = (
+  entries: ReadonlyArray<Entry>,
+  s: Settings,
+  v: Validity,
+  memo: CollationMemo.Memo | undefined
+): Map<string, Array<Alert>> => {
   const bySource = new Map<string, Array<Alert>>()
   for (const entry of entries) {
     if (!isLive(entry, s.now)) continue
     v.until(parseIso(entry.expires) ?? 0)
-    const alert = toAlert(entry)
+    // A remembered alert is shared with earlier calls: only `flapping` is set per call, here, before any use.
+    const alert = CollationMemo.cachedBy(memo?.alerts, entry, toAlert)
     let flapCount = 0
     for (const change of alert.changes) {
       if (change > s.now - s.flapWindow && change <= s.now) {
@@ -230,6 +275,8 @@ const liveAlerts = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity): Ma
 interface Suppressions {
   /** Unexpired suppressions (in window or not): the briefing's `active_suppressions`. */
   readonly count: number
+  /** The unexpired, in-window suppressions, in snapshot order: what the screening depends on. */
+  readonly active: ReadonlyArray<Suppression>
   readonly bySource: Map<string, Array<Suppression>>
   readonly global: ReadonlyArray<Suppression>
   /** Whether a global suppression could select an alert; `undefined`: always check them. */
@@ -240,14 +287,19 @@ interface Suppressions {
 }
 
 /** Suppressions: active, in-window ones decide; recently expired ones mark re-surfacing. */
-const readSuppressions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity): Suppressions => {
+const readSuppressions = (
+  entries: ReadonlyArray<Entry>,
+  s: Settings,
+  v: Validity,
+  memo: CollationMemo.Memo | undefined
+): Suppressions => {
   const active: Array<Suppression> = []
   const expired: Array<Suppression> = []
   let count = 0
   for (const entry of entries) {
     if (entry.deleted !== null && entry.deleted !== undefined) continue
-    const suppression = toSuppression(entry)
-    if (suppression === undefined) continue
+    const suppression = CollationMemo.cachedBy(memo?.suppressions, entry, (e) => toSuppression(e) ?? null)
+    if (suppression === null) continue
     if (suppression.expires !== undefined && suppression.expires <= s.now) {
       if (suppression.expires > s.now - s.resurfaceWindow) {
         expired.push(suppression)
@@ -268,6 +320,7 @@ const readSuppressions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validit
   const global = bySource.get("") ?? []
   return {
     count,
+    active,
     bySource,
     global,
     mayMatchGlobal: globalPrefilter(global),
@@ -276,20 +329,22 @@ const readSuppressions = (entries: ReadonlyArray<Entry>, s: Settings, v: Validit
   }
 }
 
-/** Live patterns whose time conditions hold now, per source (global ones under `""`). */
-const applicablePatterns = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity): Map<string, Array<Pattern>> => {
-  const bySource = new Map<string, Array<Pattern>>()
+/** Live patterns whose time conditions hold now, in snapshot order and per source (global ones under `""`). */
+const applicablePatterns = (
+  entries: ReadonlyArray<Entry>,
+  s: Settings,
+  v: Validity,
+  memo: CollationMemo.Memo | undefined
+): { readonly all: ReadonlyArray<Pattern>; readonly bySource: Map<string, Array<Pattern>> } => {
+  const all: Array<Pattern> = []
   for (const entry of entries) {
     if (!isLive(entry, s.now)) continue
     v.until(parseIso(entry.expires) ?? 0)
-    const pattern = toPattern(entry)
+    const pattern = CollationMemo.cachedBy(memo?.patterns, entry, toPattern)
     if (pattern.timed) v.timeDependent = true
-    if (!patternApplies(pattern, s.zone)) continue
-    const list = bySource.get(pattern.source)
-    if (list === undefined) bySource.set(pattern.source, [pattern])
-    else list.push(pattern)
+    if (patternApplies(pattern, s.zone)) all.push(pattern)
   }
-  return bySource
+  return { all, bySource: groupBy(all, (pattern) => pattern.source) }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -330,37 +385,53 @@ interface Screened {
   readonly candidates: Map<string, Array<Alert>>
 }
 
-/** The alerts of one source that no suppression or pattern explains. */
+/** The alerts of one source that no suppression or pattern explains, and what the check counted. */
 const screenAlerts = (
   source: string,
   alerts: ReadonlyArray<Alert>,
   suppressions: Suppressions,
   patterns: Map<string, Array<Pattern>>,
-  wordsOfText: (text: string) => ReadonlyArray<string>,
-  evaluation: Counters
-): Array<Alert> => {
+  wordsOfText: (text: string) => ReadonlyArray<string>
+): CollationMemo.Screening => {
   const own = source === "" ? [] : (suppressions.bySource.get(source) ?? [])
   const all = own.length === 0 ? suppressions.global : [...own, ...suppressions.global]
   const globalPatterns = patterns.get("") ?? []
   const ownPatterns = source === "" ? [] : (patterns.get(source) ?? [])
   const allPatterns = ownPatterns.length === 0 ? globalPatterns : [...ownPatterns, ...globalPatterns]
   const kept: Array<Alert> = []
+  let suppressed = 0
+  let patternMatched = 0
   for (const alert of alerts) {
-    evaluation.alerts_checked++
     const mayMatchGlobal = suppressions.mayMatchGlobal
     const candidates = mayMatchGlobal !== undefined && !mayMatchGlobal(alert) ? own : all
     // The zone cache is not passed: only active, in-window suppressions were kept.
     if (candidates.length > 0 && suppressedBy(alert, candidates, Number.NaN, undefined) !== undefined) {
-      evaluation.suppressed++
+      suppressed++
       continue
     }
     if (allPatterns.length > 0 && allPatterns.some((pattern) => patternSelects(pattern, alert, wordsOfText))) {
-      evaluation.pattern_matched++
+      patternMatched++
       continue
     }
     kept.push(alert)
   }
-  return kept
+  return { alerts, kept, checked: alerts.length, suppressed, patternMatched }
+}
+
+/**
+ * One source's screening: the previous call's when it was given the same alerts (the same objects, in order) under
+ * the same suppressions and patterns, else checked afresh. Kept screenings are never changed, only read.
+ */
+const screenSource = (
+  source: string,
+  alerts: ReadonlyArray<Alert>,
+  input: { readonly suppressions: Suppressions; readonly patterns: Map<string, Array<Pattern>> },
+  reusable: Map<string, CollationMemo.Screening> | undefined,
+  wordsOfText: (text: string) => ReadonlyArray<string>
+): CollationMemo.Screening => {
+  const previous = reusable?.get(source)
+  if (previous !== undefined && CollationMemo.sameItems(previous.alerts, alerts)) return previous
+  return screenAlerts(source, alerts, input.suppressions, input.patterns, wordsOfText)
 }
 
 /** Stage 2 for every source: stale sources check only their critical alerts. */
@@ -370,15 +441,19 @@ const screen = (
     readonly statuses: Map<string, Status>
     readonly alerts: Map<string, Array<Alert>>
     readonly suppressions: Suppressions
-    readonly patterns: Map<string, Array<Pattern>>
+    readonly patterns: { readonly all: ReadonlyArray<Pattern>; readonly bySource: Map<string, Array<Pattern>> }
   },
   s: Settings,
   v: Validity,
-  evaluation: Counters
+  evaluation: Counters,
+  memo: CollationMemo.Memo | undefined
 ): Screened => {
   const staleLines = new Map<string, Line>()
   const candidates = new Map<string, Array<Alert>>()
   const wordsOfText = memoizedWords()
+  const context = { suppressions: input.suppressions.active, patterns: input.patterns.all }
+  const reusable = memo === undefined ? undefined : CollationMemo.begin(memo, context)
+  const screeningInput = { suppressions: input.suppressions, patterns: input.patterns.bySource }
   for (const source of sourceNames) {
     const status = input.statuses.get(source)
     if (status !== undefined) {
@@ -391,7 +466,16 @@ const screen = (
     }
     const all = input.alerts.get(source) ?? []
     const alerts = staleLines.has(source) ? all.filter((alert) => alert.rank === 2) : all
-    candidates.set(source, screenAlerts(source, alerts, input.suppressions, input.patterns, wordsOfText, evaluation))
+    const screening = screenSource(source, alerts, screeningInput, reusable, wordsOfText)
+    if (memo !== undefined) {
+      if (screening === reusable?.get(source)) memo.stats.reused++
+      else memo.stats.screened++
+      memo.screenings.set(source, screening)
+    }
+    evaluation.alerts_checked += screening.checked
+    evaluation.suppressed += screening.suppressed
+    evaluation.pattern_matched += screening.patternMatched
+    candidates.set(source, screening.kept)
   }
   return { staleLines, candidates }
 }
@@ -617,13 +701,16 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
   const v = validityAt(s.now)
   const evaluation = emptyEvaluation()
   // Stage 1: read the snapshot.
+  // Every Memo is made by makeMemo.
+  const memo = options.memo as CollationMemo.Memo | undefined
   const statuses = latestStatuses(snapshot.statuses, s, v)
-  const alerts = liveAlerts(snapshot.alerts, s, v)
-  const suppressions = readSuppressions(snapshot.suppressions, s, v)
-  const patterns = applicablePatterns(snapshot.patterns, s, v)
+  const alerts = liveAlerts(snapshot.alerts, s, v, memo)
+  const suppressions = readSuppressions(snapshot.suppressions, s, v, memo)
+  const patterns = applicablePatterns(snapshot.patterns, s, v, memo)
   const sourceNames = [...new Set([...statuses.keys(), ...alerts.keys()])].sort()
   // Stage 2: staleness, suppression and patterns.
-  const { staleLines, candidates } = screen(sourceNames, { statuses, alerts, suppressions, patterns }, s, v, evaluation)
+  const screenInput = { statuses, alerts, suppressions, patterns }
+  const { staleLines, candidates } = screen(sourceNames, screenInput, s, v, evaluation, memo)
   // Stage 3: inhibition across sources.
   const inhibited = inhibit(candidates, s.inhibitRules)
   // Stage 4: acknowledgement, escalation, re-surfacing; one line per source.

@@ -111,6 +111,10 @@ export interface UpsertResult {
  * - `update(id, f)`: **atomically** applies `f` to the current entry (deleted or not); `f` returns the new entry
  *   or `undefined` to leave it unchanged. Returns the written entry, or `None` when the id is unknown or `f`
  *   declined. Used as a compare-and-set, e.g. to fire an intention only while it is still pending.
+ * - `changes(since)` (optional): the ids of the entries written or removed after version `since`, and the version
+ *   they bring the store to (see {@link Changes}), or `None` when the store cannot tell (its log does not reach back
+ *   that far, or it does not know every writer's changes). A briefing cache uses it to refresh only the changed
+ *   entries of the snapshot it keeps; without it (or on `None`) the cache reads its snapshot again.
  *
  * @category models
  * @since 0.1.0
@@ -128,6 +132,85 @@ export interface StoreShape {
     id: string,
     f: (current: Entry) => Entry | undefined
   ) => Effect.Effect<Option.Option<Entry>, StoreError>
+  readonly changes?: ((since: number) => Effect.Effect<Option.Option<Changes>, StoreError>) | undefined
+}
+
+/**
+ * The answer of `StoreShape.changes(since)`: every entry written or removed by the writes after version `since` up to
+ * `version` is in `ids` (once each). A reader that then reads those entries sees them at `version` or later, so it
+ * may ask again from `version` and read some of them twice; reading an entry again is harmless.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Changes {
+  readonly version: number
+  readonly ids: ReadonlyArray<string>
+}
+
+/**
+ * A bounded log of a store's writes, for stores that see every write to their data (an in-memory store, a
+ * database file one process owns): `record(version, ids)` after each write, with the version it brought the store
+ * to (one more than the last recorded), and `since(version, current)` answers `StoreShape.changes`. It keeps the
+ * last `capacity` writes (default 4,096); older versions are answered with `None`.
+ *
+ * **Example** (Answering changes from the log)
+ *
+ * ```ts
+ * import { Store } from "@heed/collator"
+ * import { Option } from "effect"
+ *
+ * const log = new Store.ChangeLog()
+ * log.record(1, ["a"])
+ * log.record(2, ["b", "a"])
+ * Option.map(log.since(0, 2), (changes) => changes.ids) // Option.some(["a", "b"])
+ * ```
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export class ChangeLog {
+  private readonly versions: Array<number> = []
+  private readonly written: Array<ReadonlyArray<string>> = []
+  private readonly capacity: number
+  constructor(capacity = 4096) {
+    this.capacity = capacity
+  }
+
+  /** Records the write that brought the store to `version`. */
+  record(version: number, ids: ReadonlyArray<string>): void {
+    this.versions.push(version)
+    this.written.push(ids)
+    // Dropping half at once keeps the cost of a write constant on average.
+    if (this.versions.length > this.capacity * 2) {
+      this.versions.splice(0, this.capacity)
+      this.written.splice(0, this.capacity)
+    }
+  }
+
+  /** The changes after `since` up to `current`, when the log holds every write in between. */
+  since(since: number, current: number): Option.Option<Changes> {
+    if (since === current) return Option.some({ version: current, ids: [] })
+    const first = this.versions[0]
+    if (since > current || first === undefined || first > since + 1) return Option.none()
+    const ids = new Set<string>()
+    for (let i = this.firstAfter(since); i < this.versions.length; i++) {
+      for (const id of this.written[i] as ReadonlyArray<string>) ids.add(id)
+    }
+    return Option.some({ version: current, ids: [...ids] })
+  }
+
+  /** The index of the first write after `version` (binary search: versions only grow). */
+  private firstAfter(version: number): number {
+    let low = 0
+    let high = this.versions.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((this.versions[mid] as number) <= version) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
 }
 
 const timeOf = (entry: Entry): number => parseIso(entry.updated) ?? parseIso(entry.created) ?? 0
@@ -182,6 +265,8 @@ const matchesKey = (entry: Entry, key: UpsertKey): boolean =>
 const makeMemory = Effect.sync(() => {
   const entries = new Map<string, Entry>()
   let version = 0
+  const log = new ChangeLog()
+  const wrote = (ids: ReadonlyArray<string>) => log.record(++version, ids)
   // Every operation runs synchronously inside one `Effect.sync`, so each is atomic in a single process.
   return Store.of({
     version: Effect.sync(() => version),
@@ -193,7 +278,7 @@ const makeMemory = Effect.sync(() => {
           )
         }
         entries.set(entry.id, entry)
-        version++
+        wrote([entry.id])
         return Effect.succeed(entry)
       }),
     get: (id) => Effect.sync(() => Option.fromNullishOr(entries.get(id))),
@@ -212,7 +297,7 @@ const makeMemory = Effect.sync(() => {
         const next = make(existing)
         for (const match of matches) entries.delete(match.id)
         entries.set(next.id, next)
-        version++
+        wrote([next.id, ...matches.map((match) => match.id)])
         return { entry: next, previous: Option.fromNullishOr(existing) }
       }),
     update: (id, f) =>
@@ -222,9 +307,10 @@ const makeMemory = Effect.sync(() => {
         const next = f(current)
         if (next === undefined) return Option.none()
         entries.set(id, { ...next, id })
-        version++
+        wrote([id])
         return Option.some({ ...next, id })
-      })
+      }),
+    changes: (since) => Effect.sync(() => log.since(since, version))
   })
 })
 

@@ -336,8 +336,10 @@ describe("Awareness: the cached briefing", () => {
       // Each generation reads the statuses first; the n-th one then waits for gates[n] (a slow read) when there is one.
       const gates: Array<Deferred.Deferred<void>> = []
       let generations = 0
+      // Without `changes`, so that every generation reads its snapshot afresh (and is counted here).
       const gated = Store.Store.of({
         ...memory,
+        changes: undefined,
         query: (filter) =>
           filter.types?.[0] === "status" && filter.activeAt !== undefined
             ? Effect.suspend(() => {

@@ -17,6 +17,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Semaphore from "effect/Semaphore"
 import type { Briefing } from "../Briefing.ts"
@@ -24,12 +25,15 @@ import * as Collator from "../Collator.ts"
 import type { Entry } from "../Entry.ts"
 import type { Store, StoreError } from "../Store.ts"
 import { appendChangelog, isDeleted, writeTime } from "./entries.ts"
+import * as KeptSnapshot from "./keptSnapshot.ts"
 import { either } from "./settings.ts"
 import { isTimeZone, parseIso, toIso } from "./time.ts"
 
 /** What the cache needs to know: the collator options and its own limits. */
 export interface Options extends Omit<Collator.Options, "stalenessSec" | "staleness_sec"> {
   readonly maxCacheAgeSec?: number | undefined
+  /** `false`: every briefing from a full read of the store and a collation from scratch (default `true`). */
+  readonly incremental?: boolean | undefined
   readonly firedRetentionMinutes?: number | undefined
   /** @deprecated Use `maxCacheAgeSec`. */
   readonly max_cache_age_sec?: number | undefined
@@ -45,6 +49,8 @@ export interface BriefingCache {
   readonly read: (nowMs: number) => Effect.Effect<Briefing, StoreError>
   readonly peek: (nowMs: number) => Effect.Effect<Briefing, StoreError>
   readonly peekWithin: (nowMs: number, maxTokens: number) => Effect.Effect<Briefing, StoreError>
+  /** How its snapshots were read so far. */
+  readonly counts: LoadCounts
 }
 
 interface Cached {
@@ -117,45 +123,58 @@ const withoutLater = (earlier: ReadonlyArray<Entry>, ...later: ReadonlyArray<Rea
   return ids.size === 0 ? earlier : earlier.filter((entry) => !ids.has(entry.id))
 }
 
-/** Everything the collator needs at `nowMs`, each entry once, in the state of the last read that returned it. */
-const loadSnapshot = (ctx: Ctx, nowMs: number): Effect.Effect<Loaded, StoreError> =>
-  Effect.gen(function* () {
-    const { store, options } = ctx
-    const at = toIso(nowMs)
-    const [statuses, firing, recentlyResolved, suppressions, patterns, pending, snoozed, fired, zone] =
-      yield* Effect.all([
-        store.query({ types: ["status"], activeAt: at }),
-        store.query({ types: ["alert"], data: { resolved: false }, activeAt: at }),
-        store.query({
-          types: ["alert"],
-          data: { resolved: true },
-          activeAt: at,
-          since: toIso(nowMs - ctx.flapWindowMs)
-        }),
-        store.query({ types: ["suppression"], activeAt: toIso(nowMs - ctx.resurfaceMs) }),
-        store.query({ types: ["pattern"], activeAt: at }),
-        store.query({ types: ["intention"], data: { state: "pending" }, activeAt: at }),
-        store.query({ types: ["intention"], data: { state: "snoozed" }, activeAt: at }),
-        store.query({
-          types: ["intention"],
-          data: { state: "fired" },
-          activeAt: at,
-          since: toIso(nowMs - ctx.retentionMs)
-        }),
-        store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
-      ])
-    const { retained, redelivered } = retainedOf(fired, nowMs, ctx.retentionMs)
-    const preferred = zone[0]?.data.value
-    const timezone = typeof preferred === "string" && isTimeZone(preferred) ? preferred : (options.timezone ?? "UTC")
-    const snapshot: Collator.Snapshot = {
-      statuses,
-      alerts: [...withoutLater(firing, recentlyResolved), ...recentlyResolved],
-      suppressions,
-      patterns,
-      intentions: [...withoutLater(pending, snoozed, fired), ...withoutLater(snoozed, fired), ...redelivered]
-    }
-    return { snapshot, timezone, retained }
+/**
+ * The briefing's store queries at `nowMs`, one after another in the order of the parts. On a PostgreSQL server each
+ * sees what was committed when it started, so an entry that changed between two of them can come back from both.
+ */
+const queryAll = (ctx: Ctx, nowMs: number): Effect.Effect<KeptSnapshot.Parts, StoreError> => {
+  const { store } = ctx
+  const at = toIso(nowMs)
+  return Effect.all({
+    status: store.query({ types: ["status"], activeAt: at }),
+    firing: store.query({ types: ["alert"], data: { resolved: false }, activeAt: at }),
+    resolved: store.query({
+      types: ["alert"],
+      data: { resolved: true },
+      activeAt: at,
+      since: toIso(nowMs - ctx.flapWindowMs)
+    }),
+    suppression: store.query({ types: ["suppression"], activeAt: toIso(nowMs - ctx.resurfaceMs) }),
+    pattern: store.query({ types: ["pattern"], activeAt: at }),
+    pending: store.query({ types: ["intention"], data: { state: "pending" }, activeAt: at }),
+    snoozed: store.query({ types: ["intention"], data: { state: "snoozed" }, activeAt: at }),
+    fired: store.query({
+      types: ["intention"],
+      data: { state: "fired" },
+      activeAt: at,
+      since: toIso(nowMs - ctx.retentionMs)
+    }),
+    zone: store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
   })
+}
+
+/** The query results with each entry once, in the state of the last read that returned it. */
+const withoutRepeats = (parts: KeptSnapshot.Parts): KeptSnapshot.Parts => ({
+  ...parts,
+  firing: withoutLater(parts.firing, parts.resolved),
+  pending: withoutLater(parts.pending, parts.snoozed, parts.fired),
+  snoozed: withoutLater(parts.snoozed, parts.fired)
+})
+
+/** Everything the collator needs at `nowMs`, from the parts the queries return then. */
+const loadedOf = (parts: KeptSnapshot.Parts, ctx: Ctx, nowMs: number): Loaded => {
+  const { retained, redelivered } = retainedOf(parts.fired, nowMs, ctx.retentionMs)
+  const preferred = parts.zone[0]?.data.value
+  const timezone = typeof preferred === "string" && isTimeZone(preferred) ? preferred : (ctx.options.timezone ?? "UTC")
+  const snapshot: Collator.Snapshot = {
+    statuses: parts.status,
+    alerts: parts.resolved.length === 0 ? parts.firing : [...parts.firing, ...parts.resolved],
+    suppressions: parts.suppression,
+    patterns: parts.pattern,
+    intentions: [...parts.pending, ...parts.snoozed, ...redelivered]
+  }
+  return { snapshot, timezone, retained }
+}
 
 /** Fires one intention with a compare-and-set; `None` when another reader fired it (or it moved on) first. */
 const claim = (store: Store["Service"], id: string, nowMs: number) =>
@@ -194,12 +213,88 @@ const deliver = (store: Store["Service"], loaded: Loaded, result: Collator.Resul
     return { delivered, gone }
   })
 
-/** A fresh briefing at `nowMs`; when `delivering`, due intentions are claimed and marked new. */
-const rebuild = (ctx: Ctx, nowMs: number, delivering: boolean): Effect.Effect<Cached, StoreError> =>
+/** Why a snapshot was read afresh from the store rather than refreshed from its changes. */
+export type FullReason = "first" | "unsupported" | "unknown" | "large" | "clock"
+
+/** How the cache's snapshots were read so far (`refreshed`: from the store's changes), for tests and metrics. */
+export interface LoadCounts {
+  refreshed: number
+  full: Record<FullReason, number>
+}
+
+const loads = Metric.counter("heed.awareness.briefing_snapshots", {
+  description:
+    "Snapshots briefings were built from: refreshed from the store's changes (read=changes), or read afresh " +
+    "(read=full, with the reason: first, unsupported, unknown, large, clock)",
+  incremental: true
+})
+
+/** Past this many changed entries, reading the snapshot afresh is the cheaper way. */
+const maxRefreshed = 2000
+
+/** A snapshot and the store version it reflects at least. */
+interface Read {
+  readonly version: number
+  readonly loaded: Loaded
+}
+
+/**
+ * Reads the briefing's snapshots: the first afresh, then, on a store that reports its changes, by refreshing only
+ * the changed entries of the copy kept from the last one (see `KeptSnapshot`).
+ */
+const makeReader = (ctx: Ctx) => {
+  const counts: LoadCounts = { refreshed: 0, full: { first: 0, unsupported: 0, unknown: 0, large: 0, clock: 0 } }
+  let kept: KeptSnapshot.KeptSnapshot | undefined
+  const fresh = (nowMs: number, reason: FullReason): Effect.Effect<Read, StoreError> =>
+    Effect.gen(function* () {
+      counts.full[reason]++
+      yield* Metric.update(Metric.withAttributes(loads, { read: "full", reason }), 1)
+      const version = yield* ctx.store.version
+      const parts = yield* queryAll(ctx, nowMs)
+      if (ctx.options.incremental === false || ctx.store.changes === undefined) {
+        return { version, loaded: loadedOf(withoutRepeats(parts), ctx, nowMs) }
+      }
+      kept = KeptSnapshot.fromQueries(version, nowMs, ctx, parts)
+      return { version, loaded: loadedOf(kept.at(nowMs), ctx, nowMs) }
+    })
+  const read = (nowMs: number): Effect.Effect<Read, StoreError> =>
+    Effect.gen(function* () {
+      const changes = ctx.options.incremental === false ? undefined : ctx.store.changes
+      if (changes === undefined) return yield* fresh(nowMs, "unsupported")
+      const copy = kept
+      if (copy === undefined) return yield* fresh(nowMs, "first")
+      if (nowMs < copy.readAtMs) return yield* fresh(nowMs, "clock")
+      const delta = yield* changes(copy.version)
+      if (Option.isNone(delta)) return yield* fresh(nowMs, "unknown")
+      if (delta.value.ids.length > maxRefreshed) return yield* fresh(nowMs, "large")
+      for (const id of delta.value.ids) copy.refresh(id, Option.getOrUndefined(yield* ctx.store.get(id)), nowMs)
+      copy.version = delta.value.version
+      counts.refreshed++
+      yield* Metric.update(Metric.withAttributes(loads, { read: "changes" }), 1)
+      return { version: copy.version, loaded: loadedOf(copy.at(nowMs), ctx, nowMs) }
+    })
+  return { read, counts }
+}
+
+/**
+ * A fresh briefing at `nowMs` from the snapshot `read` gives; when `delivering`, due intentions are claimed and
+ * marked new. `memo` carries the collator's work from one briefing to the next.
+ */
+const rebuild = (
+  ctx: Ctx,
+  read: Effect.Effect<Read, StoreError>,
+  memo: Collator.Memo | undefined,
+  nowMs: number,
+  delivering: boolean
+): Effect.Effect<Cached, StoreError> =>
   Effect.gen(function* () {
-    const version = yield* ctx.store.version
-    const loaded = yield* loadSnapshot(ctx, nowMs)
-    const collatorOptions: Collator.Options = { ...ctx.options, timezone: loaded.timezone, stalenessSec: 0 }
+    const { version, loaded } = yield* read
+    const collatorOptions: Collator.Options = {
+      ...ctx.options,
+      timezone: loaded.timezone,
+      stalenessSec: 0,
+      ...(memo === undefined ? {} : { memo })
+    }
     let result = Collator.generate(loaded.snapshot, new Date(nowMs), collatorOptions)
     const due = result.fired.filter((entry) => !loaded.retained.has(entry.id))
     let delivered: ReadonlySet<string> = new Set(due.map((entry) => entry.id))
@@ -245,6 +340,8 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
     }
     // Generated from `version` or later (a briefing that delivered intentions has version -1: never served again),
     // and not yet out of date at `nowMs`.
+    const reader = makeReader(ctx)
+    const memo = options.incremental === false ? undefined : Collator.makeMemo()
     const lookup = (version: number, nowMs: number): Briefing | undefined => {
       const hit = cached
       if (
@@ -267,7 +364,7 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
             // Whoever held the permit may have generated from this version or a later one meanwhile.
             const shared = lookup(version, nowMs)
             if (shared !== undefined) return Effect.succeed(shared)
-            return Effect.map(rebuild(ctx, nowMs, delivering), (built) => {
+            return Effect.map(rebuild(ctx, reader.read(nowMs), memo, nowMs, delivering), (built) => {
               if (delivering || built.version !== -1) cached = built
               return built.briefing
             })
@@ -275,14 +372,24 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
         )
       })
     // The collator's budgets are exclusive ("strictly under"), a view's maximum is inclusive.
+    // Under the permit too: it reads through the kept snapshot, which one generation at a time may change.
     const peekWithin = (nowMs: number, maxTokens: number) =>
-      Effect.map(
-        rebuild(
-          { ...ctx, options: { ...options, budget: { allClear: maxTokens + 1, issues: maxTokens + 1 } } },
-          nowMs,
-          false
-        ),
-        (built) => built.briefing
+      generating.withPermits(1)(
+        Effect.map(
+          rebuild(
+            { ...ctx, options: { ...options, budget: { allClear: maxTokens + 1, issues: maxTokens + 1 } } },
+            reader.read(nowMs),
+            memo,
+            nowMs,
+            false
+          ),
+          (built) => built.briefing
+        )
       )
-    return { read: (nowMs) => serve(nowMs, true), peek: (nowMs) => serve(nowMs, false), peekWithin }
+    return {
+      read: (nowMs) => serve(nowMs, true),
+      peek: (nowMs) => serve(nowMs, false),
+      peekWithin,
+      counts: reader.counts
+    }
   })

@@ -337,6 +337,34 @@ export const cases: ReadonlyArray<readonly [string, Effect.Effect<void, unknown,
       )
       yield* check((yield* store.version) > v2, "upsert bumps the version")
     })
+  ],
+  [
+    "changes (where a store reports them) name every entry written or removed since a version, up to the current one",
+    Effect.gen(function* () {
+      const store = yield* Store
+      if (store.changes === undefined) return
+      const changesSince = store.changes
+      const ids = (since: number) =>
+        Effect.map(
+          changesSince(since),
+          Option.map((changes) => ({ ...changes, ids: [...changes.ids].sort() }))
+        )
+      yield* store.insert(makeEntry({ id: "c1", type: "status", source: "nas" }))
+      const v0 = yield* store.version
+      yield* equal(yield* ids(v0), Option.some({ version: v0, ids: [] }), "nothing since the current version")
+      yield* store.insert(makeEntry({ id: "c2" }))
+      yield* store.update("c2", () => undefined)
+      yield* store.update("c2", (e) => ({ ...e, tags: ["t"] }))
+      const v1 = yield* store.version
+      yield* equal(yield* ids(v0), Option.some({ version: v1, ids: ["c2"] }), "an insert and an update of one entry")
+      // an upsert that replaces the source's status under another id removes the old one
+      yield* store.upsert({ type: "status", source: "nas" }, () =>
+        makeEntry({ id: "c3", type: "status", source: "nas" })
+      )
+      const v2 = yield* store.version
+      yield* equal(yield* ids(v1), Option.some({ version: v2, ids: ["c1", "c3"] }), "the upsert's new and removed ids")
+      yield* equal(yield* ids(v0), Option.some({ version: v2, ids: ["c1", "c2", "c3"] }), "all of them since v0")
+    })
   ]
 ]
 

@@ -5,6 +5,13 @@
  */
 
 /**
+ * Random write histories that check an incremental briefing against a full regeneration after every step
+ * (`BriefingHistories.run({ seed, steps, writers, checked, reference, advance })`).
+ *
+ * @since 0.2.0
+ */
+export * as BriefingHistories from "./BriefingHistories.ts"
+/**
  * The store contract suite: the behaviour every `Store` implementation must have, as tests that any test runner can
  * register (`StoreContract.run({ name, layer, describe, it })`).
  *

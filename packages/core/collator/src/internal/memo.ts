@@ -1,0 +1,95 @@
+/**
+ * What one `generate` call can hand the next, so that a briefing regenerated after a small change costs about the
+ * change: entries read into alerts, suppressions and patterns once (by entry identity: a store hands back the same
+ * object until the entry changes), and each source's screening (suppressions and patterns) kept while neither its
+ * alerts nor the applicable suppressions and patterns changed. Everything that depends on the time (staleness,
+ * flapping, acknowledgement, escalation, windows and pattern times) is still decided on every call; the screening
+ * kept here depends on none of it.
+ *
+ * @since 0.2.0
+ */
+import type { Entry } from "../Entry.ts"
+import type { Alert } from "./alert.ts"
+import type { Pattern } from "./pattern.ts"
+import type { Suppression } from "./suppression.ts"
+
+/** The evaluation counters one source's screening adds. */
+export interface ScreenCounts {
+  readonly checked: number
+  readonly suppressed: number
+  readonly patternMatched: number
+}
+
+/** One source's screening: the alerts it was given and the ones no suppression or pattern explains. */
+export interface Screening extends ScreenCounts {
+  readonly alerts: ReadonlyArray<Alert>
+  readonly kept: Array<Alert>
+}
+
+/** What the screening of every source depended on besides its alerts. */
+export interface ScreenContext {
+  readonly suppressions: ReadonlyArray<Suppression>
+  readonly patterns: ReadonlyArray<Pattern>
+}
+
+/** The brand of the public `Collator.Memo`, which hides the fields below. */
+export const TypeId = "~@heed/collator/Collator/Memo" as const
+
+export interface Memo {
+  readonly [TypeId]: typeof TypeId
+  readonly alerts: WeakMap<Entry, Alert>
+  /** `null`: the entry is not a usable suppression (malformed windows). */
+  readonly suppressions: WeakMap<Entry, Suppression | null>
+  readonly patterns: WeakMap<Entry, Pattern>
+  context: ScreenContext | undefined
+  screenings: Map<string, Screening>
+  /** Calls served, and sources screened afresh or kept: what the incremental path saved (tests and metrics). */
+  readonly stats: { calls: number; screened: number; reused: number }
+}
+
+export const make = (): Memo => ({
+  [TypeId]: TypeId,
+  alerts: new WeakMap(),
+  suppressions: new WeakMap(),
+  patterns: new WeakMap(),
+  context: undefined,
+  screenings: new Map(),
+  stats: { calls: 0, screened: 0, reused: 0 }
+})
+
+/** `f(entry)`, remembered per entry object in `cache` when there is one. */
+export const cachedBy = <A>(cache: WeakMap<Entry, A> | undefined, entry: Entry, f: (entry: Entry) => A): A => {
+  if (cache === undefined) return f(entry)
+  let value = cache.get(entry)
+  if (value === undefined) {
+    value = f(entry)
+    cache.set(entry, value)
+  }
+  return value
+}
+
+/** Whether two lists hold the same objects in the same order. */
+export const sameItems = <A>(a: ReadonlyArray<A>, b: ReadonlyArray<A>): boolean => {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * Starts a call: the kept screenings stay usable only when the applicable suppressions and patterns are the same
+ * objects as last time. Returns the previous call's screenings that may be reused (none when the context changed).
+ */
+export const begin = (memo: Memo, context: ScreenContext): Map<string, Screening> => {
+  memo.stats.calls++
+  const previous = memo.context
+  const same =
+    previous !== undefined &&
+    sameItems(previous.suppressions, context.suppressions) &&
+    sameItems(previous.patterns, context.patterns)
+  const reusable = same ? memo.screenings : new Map<string, Screening>()
+  memo.context = context
+  // Only this call's sources are kept, so a source that disappeared does not hold its alerts.
+  memo.screenings = new Map()
+  return reusable
+}
