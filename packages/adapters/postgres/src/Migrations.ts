@@ -196,12 +196,28 @@ const changeFeed = statements(
  * @category constants
  * @since 0.1.0
  */
+// The log of each write's changed ids under the counter shard and version it bumped (see internal/changeLog.ts).
+const createChanges = statements(
+  `CREATE TABLE store_changes (
+    owner_id text NOT NULL,
+    shard smallint NOT NULL,
+    version bigint NOT NULL,
+    ids jsonb NOT NULL,
+    PRIMARY KEY (owner_id, shard, version)
+  )`,
+  "ALTER TABLE store_changes ENABLE ROW LEVEL SECURITY",
+  "ALTER TABLE store_changes FORCE ROW LEVEL SECURITY",
+  `CREATE POLICY store_changes_owner_isolation ON store_changes
+    USING (owner_id = ${current}) WITH CHECK (owner_id = ${current})`
+)
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "1_create_entries": createEntries,
   "2_create_reads_actions": createReadsActions,
   "3_create_store_versions": createVersions,
   "4_row_level_security": rowLevelSecurity,
-  "5_change_feed": changeFeed
+  "5_change_feed": changeFeed,
+  "6_store_changes": createChanges
 }
 
 /**

@@ -13,11 +13,15 @@
  * - `update` locks the row (`SELECT … FOR UPDATE`), applies the caller's function and writes the result in the same
  *   transaction: a compare-and-set, so an intention fired by `update(id, pending ? fired : undefined)` fires once.
  * - each write bumps one of the owner's 16 counter rows in `store_versions` in the same statement, so `version`
- *   (their sum) moves exactly when a change becomes visible, in every process. On PGlite the data directory belongs
+ *   (their sum) moves exactly when a change becomes visible, in every process. On a PostgreSQL server the same
+ *   statement logs the ids it changed in `store_changes` under that counter's new value, so `changes(since)` tells a
+ *   reader which entries other processes and replicas changed (the last 1,024 versions of each counter are kept;
+ *   older ones are answered with `None`). On PGlite the data directory belongs
  *   to one process, so `version` is that sum read once and then counted in memory (a write that commits adds one
  *   before it returns, and a write, once begun, is not interrupted before it counts): a read of it costs nothing and
  *   never queues on PGlite's single connection. For the same reason `query` and `get` are answered there from an
- *   in-memory copy of the owner's rows, which each committed write updates together with the version.
+ *   in-memory copy of the owner's rows, which each committed write updates together with the version, and
+ *   `changes` from an in-memory log of the last 4,096 writes.
  *
  * @since 0.1.0
  */
@@ -38,6 +42,7 @@ import type * as Statement from "effect/sql/Statement"
 import { ChangeFeed } from "./ChangeFeed.ts"
 import * as Database from "./Database.ts"
 import { FullTextSearch, resolveLanguage, type SearchQuery } from "./FullTextSearch.ts"
+import * as ServerChanges from "./internal/changeLog.ts"
 import * as Mirror from "./internal/mirror.ts"
 import { fail, fromSql, lockKey, makeOwned, type Owned, stableJson } from "./internal/owned.ts"
 import { type EntryParams, type EntryRow, toEntry } from "./internal/row.ts"
@@ -150,7 +155,7 @@ export const make = Effect.fnUntraced(function* (
   }
 
   const sessionOwner = options.ownerInSession === true
-  const ctx = makeOwned(sql, owner, sessionOwner, languageOf, maxEntryBytes)
+  const ctx = makeOwned(sql, owner, sessionOwner, languageOf, maxEntryBytes, backend.kind !== "pglite")
   const counter = backend.kind === "pglite" ? yield* localCounter(backend, owner, readLocal(ctx)) : undefined
   return {
     store: Store.of(makeStore(ctx, counter, options.memoryReads !== false)),
@@ -252,7 +257,7 @@ const counted = <A, E, R>(
 const insertEntry = (ctx: Owned, entry: Entry) =>
   Effect.gen(function* () {
     const params = yield* ctx.encode(entry)
-    yield* ctx.owned(`inserting entry ${params.id}`, ctx.bumping(ctx.insertRow(params))).pipe(
+    yield* ctx.owned(`inserting entry ${params.id}`, ctx.bumping(ctx.insertRow(params), [params.id])).pipe(
       Effect.mapError((error) => {
         const reason = (error.cause as SqlError | undefined)?.reason
         return reason?._tag !== "UniqueViolation"
@@ -295,7 +300,10 @@ const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | u
         yield* sql`DELETE FROM entries WHERE owner_id = ${owner}
           AND id IN (SELECT jsonb_array_elements_text(${JSON.stringify(others)}::jsonb))`
       }
-      yield* ctx.bumping(rows.some((row) => row.id === params.id) ? ctx.updateRow(params) : ctx.insertRow(params))
+      yield* ctx.bumping(rows.some((row) => row.id === params.id) ? ctx.updateRow(params) : ctx.insertRow(params), [
+        params.id,
+        ...others
+      ])
       return { result: { entry: next, previous: Option.fromNullishOr(existing) }, params, removed: others }
     }),
     true
@@ -308,7 +316,9 @@ const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | u
  */
 const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolean): StoreShape => {
   const { sql, owner, select, order, read } = ctx
-  const version = counter === undefined ? readVersion(ctx) : Effect.sync(() => counter.value)
+  // A server's version comes with the per-shard counters its change log answers from.
+  const server = counter === undefined ? ServerChanges.make(ctx) : undefined
+  const version = server !== undefined ? server.version : Effect.sync(() => counter!.value)
   const mirror = memoryReads ? counter?.mirror : undefined
   return {
     version,
@@ -356,8 +366,8 @@ const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolea
         ),
         Option.map((updated) => updated.entry)
       ),
-    // Only where this process counts every write (PGlite); a server's other clients write unseen.
-    changes: counter === undefined ? undefined : (since) => Effect.sync(() => counter.log.since(since, counter.value))
+    changes:
+      server !== undefined ? server.changes : (since) => Effect.sync(() => counter!.log.since(since, counter!.value))
   }
 }
 
@@ -373,7 +383,7 @@ const updateEntry = (ctx: Owned, id: string, f: (current: Entry) => Entry | unde
       if (next === undefined) return Option.none<{ entry: Entry; params: EntryParams }>()
       const entry = { ...next, id } as Entry
       const params = yield* ctx.encode(entry)
-      yield* ctx.bumping(ctx.updateRow(params))
+      yield* ctx.bumping(ctx.updateRow(params), [id])
       return Option.some({ entry, params })
     })
   )
@@ -442,7 +452,7 @@ const makeCleanup = (ctx: Owned, counter: Counter | undefined): Cleanup["Service
               AND EXISTS (SELECT 1 FROM entries p WHERE p.owner_id = ${owner} AND p.type = 'preference'
                 AND p.deleted IS NULL AND p.data ->> 'key' = 'auto_cleanup' AND p.data ->> 'value' = 'true')
               RETURNING id`
-              if (purged.length > 0) yield* ctx.bump
+              if (purged.length > 0) yield* ctx.bump(purged.map((row) => row.id))
               return purged.map((row) => row.id)
             })
           ),

@@ -22,7 +22,7 @@ const checkSchema = Effect.gen(function* () {
     SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name`
   assert.deepStrictEqual(
     tables.map((t) => t.table_name),
-    ["actions", "entries", "heed_migrations", "reads", "store_versions"]
+    ["actions", "entries", "heed_migrations", "reads", "store_changes", "store_versions"]
   )
   const columns = yield* sql<{ readonly column_name: string }>`
     SELECT column_name FROM information_schema.columns
@@ -60,7 +60,7 @@ const checkSchema = Effect.gen(function* () {
   }>`
     SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity FROM pg_class c
     JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = current_schema() AND c.relname IN ('entries', 'reads', 'actions', 'store_versions')
+    WHERE n.nspname = current_schema() AND c.relname IN ('entries', 'reads', 'actions', 'store_changes', 'store_versions')
     ORDER BY c.relname`
   assert.deepStrictEqual(
     rls.map((r) => [r.relname, r.relrowsecurity, r.relforcerowsecurity]),
@@ -68,6 +68,7 @@ const checkSchema = Effect.gen(function* () {
       ["actions", true, true],
       ["entries", true, true],
       ["reads", true, true],
+      ["store_changes", true, true],
       ["store_versions", true, true]
     ]
   )
@@ -99,7 +100,8 @@ const upThenIdempotent = Effect.gen(function* () {
       [2, "create_reads_actions"],
       [3, "create_store_versions"],
       [4, "row_level_security"],
-      [5, "change_feed"]
+      [5, "change_feed"],
+      [6, "store_changes"]
     ]
   )
   // Re-running on an up-to-date database applies nothing and changes nothing.
@@ -120,7 +122,7 @@ describe("Migrations on PGlite", () => {
         const applied = yield* Migrations.run
         assert.deepStrictEqual(
           applied.map(([id]) => id),
-          [1, 2, 3, 4, 5]
+          [1, 2, 3, 4, 5, 6]
         )
         yield* upThenIdempotent
       }).pipe(Effect.provide(PgliteClient.layer({ dataDir: "memory://" }))),
@@ -157,7 +159,7 @@ describe.skipIf(serverUnavailable !== undefined)(`Migrations on PostgreSQL (${se
       }).pipe(Effect.provide(Database.layer({ url: serverUrl, schema, maxConnections: 2 })))
       return Effect.gen(function* () {
         const counts = yield* Effect.all([starter, starter, starter], { concurrency: "unbounded" })
-        assert.deepStrictEqual(counts, [5, 5, 5])
+        assert.deepStrictEqual(counts, [6, 6, 6])
       }).pipe(Effect.provide(schemaCleanup(schema)))
     },
     60_000

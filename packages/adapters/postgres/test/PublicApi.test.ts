@@ -83,7 +83,8 @@ describe("@heed/postgres public API", () => {
           "2_create_reads_actions",
           "3_create_store_versions",
           "4_row_level_security",
-          "5_change_feed"
+          "5_change_feed",
+          "6_store_changes"
         ])
         const again = yield* Migrations.run
         assert.deepStrictEqual(again, [])
@@ -92,7 +93,7 @@ describe("@heed/postgres public API", () => {
           SELECT migration_id FROM ${sql(Migrations.table)} ORDER BY migration_id`
         assert.deepStrictEqual(
           applied.map((row) => Number(row.migration_id)),
-          [1, 2, 3, 4, 5]
+          [1, 2, 3, 4, 5, 6]
         )
         const generated = yield* sql<{ readonly is_generated: string }>`
           SELECT is_generated FROM information_schema.columns

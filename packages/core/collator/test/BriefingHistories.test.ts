@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import { TestClock } from "effect/testing"
 import { Awareness, Store } from "../src/index.ts"
 import { BriefingHistories } from "../src/testing/index.ts"
@@ -48,7 +49,11 @@ describe("incremental briefings on the in-memory store", () => {
         // The histories write far more than they are refused, so the comparisons cover real changes.
         assert.isAbove(writes, histories * steps * 0.5)
         assert.isBelow(refused, writes / 4)
-      }),
+        // Each replica read its snapshot afresh once per history; every later one came from the store's changes.
+        const reads = yield* BriefingHistories.snapshotReads
+        assert.deepStrictEqual(reads.full, { first: 2 * histories, unsupported: histories * steps })
+        assert.isAbove(reads.changes, histories * steps)
+      }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())),
     120_000
   )
 })

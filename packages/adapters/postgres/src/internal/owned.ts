@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
+import * as ChangeLog from "./changeLog.ts"
 import { type EntryParams, isoParam, selectList, toParams } from "./row.ts"
 
 export const fail = (message: string) => new StoreError({ message, retryable: false })
@@ -133,7 +134,9 @@ export const makeOwned = (
   owner: string,
   sessionOwner: boolean,
   languageOf: (entry: Entry) => string,
-  maxEntryBytes: number
+  maxEntryBytes: number,
+  /** Whether writes log their changes in `store_changes` (on a PostgreSQL server; PGlite logs them in memory). */
+  logChanges: boolean
 ) => {
   /** Runs `effect` in a transaction scoped to the owner (RLS), mapping SQL failures and retrying deadlocks. */
   const owned = <A, E, R>(
@@ -163,11 +166,36 @@ export const makeOwned = (
     sessionOwner ? Effect.mapError(effect, fromSql(operation)) : owned(operation, effect)
 
   let writes = Math.floor(Math.random() * 16)
-  const bump = Effect.suspend(
-    () =>
-      sql`INSERT INTO store_versions (owner_id, shard, version) VALUES (${owner}, ${writes++ % 16}, 1)
-      ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
-  )
+  /**
+   * Where the store logs its changes (a PostgreSQL server, see `internal/changeLog.ts`), the statement continues
+   * after a `bumped` CTE (the counter's new version): the written ids go into `store_changes` under that shard and
+   * version, and every `pruneEvery` versions of a shard its entries older than `keptPerShard` versions are dropped.
+   */
+  const logTail = (ids: ReadonlyArray<string>) =>
+    sql`pruned AS (DELETE FROM store_changes c USING bumped b WHERE c.owner_id = ${owner} AND c.shard = b.shard
+        AND b.version % ${ChangeLog.pruneEvery} = 0 AND c.version <= b.version - ${ChangeLog.keptPerShard})
+      INSERT INTO store_changes (owner_id, shard, version, ids)
+      SELECT ${owner}, shard, version, ${JSON.stringify(ids)}::jsonb FROM bumped`
+
+  /** The version bump of a write that changed `ids`. */
+  const bump = (ids: ReadonlyArray<string>) =>
+    Effect.suspend(() => {
+      const bumped = sql`INSERT INTO store_versions (owner_id, shard, version) VALUES (${owner}, ${writes++ % 16}, 1)
+        ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
+      return logChanges ? sql`WITH bumped AS (${bumped} RETURNING shard, version), ${logTail(ids)}` : bumped
+    })
+
+  /** `statement` (an INSERT or UPDATE of one entry) and the bump of a write that changed `ids`, in one round trip. */
+  const bumping = (statement: Statement.Fragment, ids: ReadonlyArray<string>) =>
+    Effect.suspend(() => {
+      const bumped = sql`INSERT INTO store_versions (owner_id, shard, version)
+        SELECT ${owner}, ${writes++ % 16}, 1 FROM written LIMIT 1
+        ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
+      return logChanges
+        ? sql`WITH written AS (${statement} RETURNING 1), bumped AS (${bumped} RETURNING shard, version),
+            ${logTail(ids)}`
+        : sql`WITH written AS (${statement} RETURNING 1) ${bumped}`
+    })
 
   const select = sql.literal(selectList)
   const order = sql.literal(`COALESCE(updated, created) DESC, id COLLATE "C" ASC`)
@@ -176,15 +204,6 @@ export const makeOwned = (
     const params = toParams(entry, languageOf, maxEntryBytes)
     return params instanceof StoreError ? Effect.fail(params) : Effect.succeed(params)
   }
-
-  /** `statement` (an INSERT or UPDATE of one entry) and the version bump, in one round trip. */
-  const bumping = (statement: Statement.Fragment) =>
-    Effect.suspend(
-      () =>
-        sql`WITH written AS (${statement} RETURNING 1)
-        INSERT INTO store_versions (owner_id, shard, version) SELECT ${owner}, ${writes++ % 16}, 1 FROM written LIMIT 1
-        ON CONFLICT (owner_id, shard) DO UPDATE SET version = store_versions.version + 1`
-    )
 
   return {
     sql,

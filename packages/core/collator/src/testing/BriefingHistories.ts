@@ -15,6 +15,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import type { AwarenessShape } from "../Awareness.ts"
 import { Awareness } from "../Awareness.ts"
 import * as AwarenessTools from "../AwarenessTools.ts"
@@ -243,3 +244,27 @@ export const run = (options: Options): Effect.Effect<Outcome> =>
     }
     return { writes, refused, compared: options.steps }
   })
+
+/**
+ * How the briefings of this process read their snapshots so far, from the metric `heed.awareness.briefing_snapshots`:
+ * refreshed from the store's changes (`changes`), or afresh, by reason (`first`, `unsupported`, `unknown`, `large`,
+ * `clock`). Provide a fresh `Metric.MetricRegistry` around a test to count only its own.
+ *
+ * @category getters
+ * @since 0.2.0
+ */
+export const snapshotReads: Effect.Effect<{
+  readonly changes: number
+  readonly full: Readonly<Record<string, number>>
+}> = Effect.map(Metric.snapshot, (snapshots) => {
+  let changes = 0
+  const full: Record<string, number> = {}
+  for (const snapshot of snapshots) {
+    if (snapshot.id !== "heed.awareness.briefing_snapshots") continue
+    const count = Number((snapshot.state as { readonly count: number | bigint }).count)
+    const reason = snapshot.attributes?.reason
+    if (snapshot.attributes?.read === "changes") changes += count
+    else if (typeof reason === "string") full[reason] = (full[reason] ?? 0) + count
+  }
+  return { changes, full }
+})
