@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Awareness } from "@heed/collator"
 import { BriefingHistories } from "@heed/collator/testing"
 import { Duration, Effect, Layer, Metric } from "effect"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import { TestClock } from "effect/testing"
 import { PostgresStore } from "../../src/index.ts"
 import { type Backend, type Db, freshOwner } from "./shared.ts"
@@ -25,7 +25,7 @@ const awarenessOn = (db: Context.Context<Db>, owner: string, options: Awareness.
         Layer.provide(Layer.succeedContext(db))
       )
     ),
-    (context) => context.mapUnsafe.get(Awareness.Awareness.key) as Awareness.AwarenessShape
+    Context.get(Awareness.Awareness)
   )
 
 /** One history on its own owner and its own test clock. */
