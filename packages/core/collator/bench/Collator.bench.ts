@@ -1,6 +1,8 @@
 import { Bench } from "@heed/bench"
 import { TokenCounter } from "@heed/schema"
-import { type Briefing, BriefingView, Collator, type Entry } from "../src/index.ts"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Awareness, type Briefing, BriefingView, Collator, type Entry, Store } from "../src/index.ts"
 
 const now = new Date("2026-03-20T12:00:00Z")
 const iso = (offsetSec: number) => new Date(now.getTime() + offsetSec * 1000).toISOString().replace(".000Z", "Z")
@@ -163,6 +165,63 @@ await Bench.run(
       name: "all clear, 3 sources, then its text",
       fn: () => BriefingView.text(Collator.generate(allClear, now).briefing)
     }
+  ],
+  { timeMs: 2000 }
+)
+
+// Incremental collation: a series of calls sharing a memo, each after one alert changed (a new object, as a store
+// hands out for a changed entry). The change is made untimed, before each call.
+const memo = Collator.makeMemo()
+const changing = { ...large, alerts: [...large.alerts] }
+let changes = 0
+const changeOneAlert = () => {
+  const i = (changes++ * 7919) % changing.alerts.length
+  const alert = changing.alerts[i] as Entry.Entry
+  changing.alerts[i] = { ...alert, data: { ...alert.data, message: `${alert.data.message} (${changes})` } }
+}
+Collator.generate(changing, now, { memo })
+
+// The awareness service's briefing over the in-memory store holding the large snapshot: one alert changes
+// (`Store.update`), then the briefing is read, with the cache's incremental rebuild and with a full one.
+const serviceOver = (incremental: boolean) =>
+  Effect.runSync(
+    Effect.gen(function* () {
+      const store = yield* Store.Store
+      for (const entry of [...statuses, ...alerts, ...suppressions, ...patterns]) yield* store.insert(entry)
+      const awareness = yield* Effect.provide(
+        Effect.service(Awareness.Awareness),
+        Awareness.layerWith({ incremental }).pipe(Layer.provide(Layer.succeed(Store.Store, store)))
+      )
+      let writes = 0
+      const writeThenRead = Effect.gen(function* () {
+        const id = alerts[(writes++ * 7919) % alerts.length]!.id
+        yield* store.update(id, (entry) => ({ ...entry, data: { ...entry.data, message: `changed ${writes}` } }))
+        return yield* awareness.getBriefing()
+      })
+      yield* writeThenRead
+      return () => Effect.runSync(writeThenRead)
+    }).pipe(Effect.provide(Store.layerMemory))
+  )
+const incrementalService = serviceOver(true)
+const fullService = serviceOver(false)
+
+await Bench.run(
+  "Collator: a briefing after one change (1k sources, 10k alerts, 500 supp., 200 patterns)",
+  [
+    {
+      name: "Collator.generate with a memo, one alert changed before each call (warm)",
+      beforeEach: changeOneAlert,
+      fn: () => Collator.generate(changing, now, { memo })
+    },
+    {
+      name: "Collator.generate without a memo (the same snapshot, for comparison)",
+      fn: () => Collator.generate(changing, now)
+    },
+    {
+      name: "Awareness: Store.update of one alert, then getBriefing (incremental, in-memory store)",
+      fn: incrementalService
+    },
+    { name: "Awareness: Store.update of one alert, then getBriefing (incremental: false)", fn: fullService }
   ],
   { timeMs: 2000 }
 )

@@ -243,7 +243,54 @@ const latestStatuses = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
   return statuses
 }
 
-/** Live alerts per source, in snapshot order: unresolved ones, and resolved ones that are flapping. */
+/** An alert entry's source as `toAlert` reads it. */
+const sourceOf = (entry: Entry): string => (typeof entry.source === "string" ? entry.source : "")
+
+/**
+ * One source's live alerts at `s.now`, in snapshot order (unresolved ones, and resolved ones that are flapping), and
+ * the instants they depend on: the list stays the same until `until` (an expiry, a state change entering or leaving
+ * the flap window), and adds `validUntil` to the briefing's validity.
+ */
+const liveOfSource = (
+  entries: ReadonlyArray<Entry>,
+  s: Settings,
+  memo: CollationMemo.Memo | undefined
+): CollationMemo.LiveAlerts => {
+  const alerts: Array<Alert> = []
+  let until = Number.POSITIVE_INFINITY
+  let validUntil = Number.POSITIVE_INFINITY
+  const later = (ms: number) => {
+    if (ms > s.now && ms < until) until = ms
+  }
+  for (const entry of entries) {
+    // An entry that is not live now (deleted, expired) never is again.
+    if (!isLive(entry, s.now)) continue
+    const expires = parseIso(entry.expires)
+    if (expires !== undefined) {
+      later(expires)
+      validUntil = Math.min(validUntil, expires)
+    }
+    // A remembered alert is shared with earlier calls: only `flapping` is set per call, here, before any use.
+    const alert = CollationMemo.cachedBy(memo?.alerts, entry, toAlert)
+    let flapCount = 0
+    for (const change of alert.changes) {
+      later(change)
+      later(change + s.flapWindow)
+      if (change > s.now - s.flapWindow && change <= s.now) {
+        flapCount++
+        validUntil = Math.min(validUntil, change + s.flapWindow)
+      }
+    }
+    alert.flapping = flapCount >= s.flapThreshold
+    if (!alert.resolved || alert.flapping) alerts.push(alert)
+  }
+  return { entries, alerts, at: s.now, until, validUntil }
+}
+
+/**
+ * Live alerts per source (see {@link liveOfSource}). With a memo, a source whose alert entries are the same objects
+ * as in the last call keeps that call's list while none of the instants it depends on has come.
+ */
 const liveAlerts = (
   entries: ReadonlyArray<Entry>,
   s: Settings,
@@ -251,24 +298,21 @@ const liveAlerts = (
   memo: CollationMemo.Memo | undefined
 ): Map<string, Array<Alert>> => {
   const bySource = new Map<string, Array<Alert>>()
-  for (const entry of entries) {
-    if (!isLive(entry, s.now)) continue
-    v.until(parseIso(entry.expires) ?? 0)
-    // A remembered alert is shared with earlier calls: only `flapping` is set per call, here, before any use.
-    const alert = CollationMemo.cachedBy(memo?.alerts, entry, toAlert)
-    let flapCount = 0
-    for (const change of alert.changes) {
-      if (change > s.now - s.flapWindow && change <= s.now) {
-        flapCount++
-        v.until(change + s.flapWindow)
-      }
-    }
-    alert.flapping = flapCount >= s.flapThreshold
-    if (alert.resolved && !alert.flapping) continue
-    const list = bySource.get(alert.source)
-    if (list === undefined) bySource.set(alert.source, [alert])
-    else list.push(alert)
+  const next = new Map<string, CollationMemo.LiveAlerts>()
+  for (const [source, list] of groupBy(entries, sourceOf)) {
+    const previous = memo?.live.get(source)
+    const live =
+      previous !== undefined &&
+      s.now >= previous.at &&
+      s.now < previous.until &&
+      CollationMemo.sameItems(previous.entries, list)
+        ? previous
+        : liveOfSource(list, s, memo)
+    next.set(source, live)
+    v.until(live.validUntil)
+    if (live.alerts.length > 0) bySource.set(source, live.alerts)
   }
+  if (memo !== undefined) memo.live = next
   return bySource
 }
 

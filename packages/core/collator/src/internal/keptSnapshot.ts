@@ -118,14 +118,65 @@ const keep = (entry: Entry): Kept => ({
 /** The store's order: the most recent first, then by id. */
 const before = (a: Kept, b: Kept): boolean => a.time > b.time || (a.time === b.time && a.entry.id < b.entry.id)
 
-/** The entries of the briefing's queries, kept in the store's order and refreshed by id. */
+/**
+ * The first instant at which `part` no longer returns `kept` (the queries only narrow as time passes): its expiry,
+ * moved by the window where the query looks back, or the end of a `since` window.
+ */
+const leaveAt = (kept: Kept, part: Part, windows: Windows): number => {
+  const expires = kept.expires ?? Number.POSITIVE_INFINITY
+  switch (part) {
+    case "suppression":
+      return expires + windows.resurfaceMs
+    case "resolved":
+      return Math.min(expires, kept.time + windows.flapWindowMs + 1)
+    case "fired":
+      return Math.min(expires, kept.time + windows.retentionMs + 1)
+    case "zone":
+      return Number.POSITIVE_INFINITY
+    default:
+      return expires
+  }
+}
+
+/** Where `kept` is, or would go, in `list` (binary search in the store's order). */
+const indexIn = (list: ReadonlyArray<Kept>, kept: Kept): number => {
+  let low = 0
+  let high = list.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (before(list[mid] as Kept, kept)) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+const emptyParts = <A>(): Record<Part, Array<A>> => ({
+  status: [],
+  firing: [],
+  resolved: [],
+  suppression: [],
+  pattern: [],
+  pending: [],
+  snoozed: [],
+  fired: [],
+  zone: []
+})
+
+/**
+ * The entries of the briefing's queries, each part kept in the store's order and refreshed by id. Until the first
+ * instant at which time takes an entry out of its part (`boundary`), reading the parts costs a copy of them; from
+ * then on, the next read filters them again.
+ */
 export class KeptSnapshot {
-  private kept: Array<Kept> = []
-  private readonly byId = new Map<string, Kept>()
+  private parts = emptyParts<Kept>()
+  /** The entries of `parts`, kept alongside so that a read is a plain copy of each list. */
+  private entries = emptyParts<Entry>()
+  private readonly byId = new Map<string, { readonly kept: Kept; readonly part: Part }>()
+  private boundary = Number.POSITIVE_INFINITY
 
   /** The store version the copy reflects at least (every write up to it is in). */
   version: number
-  /** The latest instant the copy was filtered at: a read at an earlier one cannot use it. */
+  /** The latest instant the copy was read at: a read at an earlier one cannot use it. */
   readAtMs: number
   private readonly windows: Windows
 
@@ -137,63 +188,68 @@ export class KeptSnapshot {
 
   /** Adds what the queries returned (an entry returned by two of them is kept in the state of the later one). */
   fill(results: Parts): void {
-    for (const part of partOrder) for (const entry of results[part]) this.byId.set(entry.id, keep(entry))
-    this.kept = [...this.byId.values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+    const latest = new Map<string, Kept>()
+    for (const part of partOrder) for (const entry of results[part]) latest.set(entry.id, keep(entry))
+    const bounds = boundsAt(this.readAtMs, this.windows)
+    for (const kept of latest.values()) {
+      const part = partOf(kept, bounds)
+      if (part !== undefined) this.add(kept, part)
+    }
+    for (const part of partOrder) {
+      this.parts[part].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
+      this.entries[part] = this.parts[part].map((kept) => kept.entry)
+    }
   }
 
   /** Replaces the copy of one entry with its current state (`undefined`: it no longer exists). */
   refresh(id: string, current: Entry | undefined, nowMs: number): void {
     const old = this.byId.get(id)
     if (old !== undefined) {
-      this.kept.splice(this.indexOf(old), 1)
+      const at = indexIn(this.parts[old.part], old.kept)
+      this.parts[old.part].splice(at, 1)
+      this.entries[old.part].splice(at, 1)
       this.byId.delete(id)
     }
     if (current === undefined) return
     const fresh = keep(current)
-    if (partOf(fresh, boundsAt(nowMs, this.windows)) === undefined) return
-    this.kept.splice(this.indexOf(fresh), 0, fresh)
-    this.byId.set(id, fresh)
+    const part = partOf(fresh, boundsAt(nowMs, this.windows))
+    if (part === undefined) return
+    const at = indexIn(this.parts[part], fresh)
+    this.parts[part].splice(at, 0, fresh)
+    this.entries[part].splice(at, 0, current)
+    this.add(fresh, part, false)
   }
 
   /** What the queries would return at `nowMs` (not before `readAtMs`); drops what no query returns any more. */
   at(nowMs: number): Parts {
-    const bounds = boundsAt(nowMs, this.windows)
-    const parts: Record<Part, Array<Entry>> = {
-      status: [],
-      firing: [],
-      resolved: [],
-      suppression: [],
-      pattern: [],
-      pending: [],
-      snoozed: [],
-      fired: [],
-      zone: []
-    }
-    const still: Array<Kept> = []
-    for (const kept of this.kept) {
-      const part = partOf(kept, bounds)
-      if (part === undefined) {
-        this.byId.delete(kept.entry.id)
-        continue
-      }
-      parts[part].push(kept.entry)
-      still.push(kept)
-    }
-    this.kept = still
+    if (nowMs >= this.boundary) this.narrow(nowMs)
     this.readAtMs = Math.max(this.readAtMs, nowMs)
-    return parts
+    const out = {} as Record<Part, ReadonlyArray<Entry>>
+    for (const part of partOrder) out[part] = this.entries[part].slice()
+    return out
   }
 
-  /** Where `kept` is, or would go, in the order (binary search). */
-  private indexOf(kept: Kept): number {
-    let low = 0
-    let high = this.kept.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if (before(this.kept[mid] as Kept, kept)) low = mid + 1
-      else high = mid
+  /** Records `kept` in `part` (appended to the part's lists when `append`), moving the boundary. */
+  private add(kept: Kept, part: Part, append = true): void {
+    if (append) {
+      this.parts[part].push(kept)
+      this.entries[part].push(kept.entry)
     }
-    return low
+    this.byId.set(kept.entry.id, { kept, part })
+    this.boundary = Math.min(this.boundary, leaveAt(kept, part, this.windows))
+  }
+
+  /** Filters every part at `nowMs` and finds the next boundary. */
+  private narrow(nowMs: number): void {
+    const bounds = boundsAt(nowMs, this.windows)
+    const previous = this.parts
+    this.parts = emptyParts<Kept>()
+    this.entries = emptyParts<Entry>()
+    this.byId.clear()
+    this.boundary = Number.POSITIVE_INFINITY
+    for (const part of partOrder) {
+      for (const kept of previous[part]) if (partOf(kept, bounds) === part) this.add(kept, part)
+    }
   }
 }
 

@@ -26,6 +26,18 @@ export interface Screening extends ScreenCounts {
   readonly kept: Array<Alert>
 }
 
+/**
+ * One source's live alerts: from its alert `entries` (in snapshot order), the ones live at `at` (flapping marked);
+ * the same until `until`, and adding `validUntil` to the briefing's validity.
+ */
+export interface LiveAlerts {
+  readonly entries: ReadonlyArray<Entry>
+  readonly alerts: Array<Alert>
+  readonly at: number
+  readonly until: number
+  readonly validUntil: number
+}
+
 /** What the screening of every source depended on besides its alerts. */
 export interface ScreenContext {
   readonly suppressions: ReadonlyArray<Suppression>
@@ -43,6 +55,7 @@ export interface Memo {
   readonly patterns: WeakMap<Entry, Pattern>
   context: ScreenContext | undefined
   screenings: Map<string, Screening>
+  live: Map<string, LiveAlerts>
   /** Calls served, and sources screened afresh or kept: what the incremental path saved (tests and metrics). */
   readonly stats: { calls: number; screened: number; reused: number }
 }
@@ -54,6 +67,7 @@ export const make = (): Memo => ({
   patterns: new WeakMap(),
   context: undefined,
   screenings: new Map(),
+  live: new Map(),
   stats: { calls: 0, screened: 0, reused: 0 }
 })
 

@@ -1,0 +1,88 @@
+import { assert, describe, it } from "vitest"
+import { Collator, type Entry } from "../src/index.ts"
+import { ago, ahead, alert, NOW, snapshot, status, suppression } from "./fixtures.ts"
+
+/** mulberry32: the series replay from their seed. */
+const random = (seed: number) => {
+  let state = seed >>> 0
+  return (): number => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+type Rng = () => number
+const pick = <A>(rng: Rng, items: ReadonlyArray<A>): A => items[Math.floor(rng() * items.length)] as A
+
+const sources = ["nas", "ci", "web"]
+
+/**
+ * An alert whose result depends on time in every way the memo must notice: an expiry, state changes that enter and
+ * leave the flap window, an acknowledgement that times out, a warning that escalates.
+ */
+const timedAlert = (rng: Rng, from: Date): Entry.Entry => {
+  const changes = Array.from({ length: pick(rng, [0, 2, 4, 5]) }, () => ago(Math.floor(rng() * 5400) - 600, from))
+  return alert(pick(rng, sources), pick(rng, ["disk", "cpu", "link"]), pick(rng, ["warning", "critical"]), "broken", {
+    tags: rng() < 0.3 ? ["maintenance"] : [],
+    age: Math.floor(rng() * 20_000),
+    data: {
+      resolved: rng() < 0.3,
+      ...(changes.length > 0 ? { state_changes: changes } : {}),
+      ...(rng() < 0.3 ? { acknowledged_at: ago(Math.floor(rng() * 20_000), from) } : {})
+    }
+  })
+}
+
+const withExpiry = (rng: Rng, entry: Entry.Entry, from: Date): Entry.Entry =>
+  rng() < 0.3 ? { ...entry, expires: ahead(Math.floor(rng() * 7200) - 600, from) } : entry
+
+/** One series: each step changes an entry (a new object) or moves the clock, then compares. */
+const series = (seed: number, steps: number) => {
+  const rng = random(seed)
+  let now = NOW
+  const memo = Collator.makeMemo()
+  const current = snapshot({
+    statuses: sources.map((source) => status(source, { ttl: pick(rng, [60, 600, 7200]), age: 30 })),
+    alerts: Array.from({ length: 8 }, () => withExpiry(rng, timedAlert(rng, now), now)),
+    suppressions: [suppression({ tags: ["maintenance"], expiresIn: 900 }), suppression({ source: "ci", expiresIn: 60 })]
+  })
+  const alerts = current.alerts as Array<Entry.Entry>
+  for (let step = 0; step < steps; step++) {
+    const roll = rng()
+    // Mostly forward, sometimes back (a clock set back, or a caller asking about an earlier instant).
+    if (roll < 0.4)
+      now = new Date(now.getTime() + pick(rng, [1000, 59_000, 600_000, 3_600_000, 14_400_000, -3_600_000]))
+    else if (roll < 0.7) alerts[Math.floor(rng() * alerts.length)] = withExpiry(rng, timedAlert(rng, now), now)
+    else if (roll < 0.85) alerts.push(withExpiry(rng, timedAlert(rng, now), now))
+    else if (alerts.length > 1) alerts.splice(Math.floor(rng() * alerts.length), 1)
+    const expected = Collator.generate(current, now)
+    const actual = Collator.generate(current, now, { memo })
+    const what = `seed ${seed}, step ${step}`
+    assert.deepStrictEqual(actual.briefing, expected.briefing, what)
+    assert.strictEqual(actual.valid_until, expected.valid_until, what)
+    assert.deepStrictEqual(
+      actual.fired.map((entry) => entry.id),
+      expected.fired.map((entry) => entry.id),
+      what
+    )
+  }
+}
+
+describe("Collator.makeMemo", () => {
+  it("gives the same result as no memo after every step of 1,000 random series of changes and clock moves", () => {
+    for (let seed = 1; seed <= 1000; seed++) series(seed, 30)
+  })
+
+  it("keeps an unchanged source's screening and re-screens only the changed source", () => {
+    const memo = Collator.makeMemo()
+    const nas = alert("nas", "disk", "warning", "disk 91%")
+    const ci = alert("ci", "main_red", "critical", "main is red")
+    Collator.generate(snapshot({ alerts: [nas, ci] }), NOW, { memo })
+    const changed = { ...nas, data: { ...nas.data, message: "disk 95%" } }
+    const { briefing } = Collator.generate(snapshot({ alerts: [changed, ci] }), NOW, { memo })
+    assert.strictEqual(briefing.sources.nas?.headline, "disk 95%")
+    assert.deepStrictEqual((memo as unknown as { stats: unknown }).stats, { calls: 2, screened: 3, reused: 1 })
+  })
+})
