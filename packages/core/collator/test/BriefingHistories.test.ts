@@ -51,7 +51,7 @@ describe("incremental briefings on the in-memory store", () => {
         assert.isBelow(refused, writes / 4)
         // Each replica read its snapshot afresh once per history; every later one came from the store's changes.
         const reads = yield* BriefingHistories.snapshotReads
-        assert.deepStrictEqual(reads.full, { first: 2 * histories, unsupported: histories * steps })
+        assert.deepStrictEqual(reads.full, { first: 2 * histories, disabled: histories * steps })
         assert.isAbove(reads.changes, histories * steps)
       }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())),
     120_000

@@ -1,18 +1,8 @@
 import { assert, describe, it } from "vitest"
 import { Collator, type Entry } from "../src/index.ts"
+import { BriefingHistories } from "../src/testing/index.ts"
 import { ago, ahead, alert, NOW, snapshot, status, suppression } from "./fixtures.ts"
 
-/** mulberry32: the series replay from their seed. */
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return (): number => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 type Rng = () => number
 const pick = <A>(rng: Rng, items: ReadonlyArray<A>): A => items[Math.floor(rng() * items.length)] as A
 
@@ -40,7 +30,7 @@ const withExpiry = (rng: Rng, entry: Entry.Entry, from: Date): Entry.Entry =>
 
 /** One series: each step changes an entry (a new object) or moves the clock, then compares. */
 const series = (seed: number, steps: number) => {
-  const rng = random(seed)
+  const rng = BriefingHistories.random(seed)
   let now = NOW
   const memo = Collator.makeMemo()
   const current = snapshot({

@@ -67,7 +67,7 @@ export const historiesSuite = (backend: Backend, histories: number, steps: numbe
           // Each replica read its snapshot afresh once per history; every later one came from the store's changes
           // (on a server: from the change log, across the two connection pools).
           const reads = yield* BriefingHistories.snapshotReads
-          assert.deepStrictEqual(reads.full, { first: 2 * histories, unsupported: histories * steps })
+          assert.deepStrictEqual(reads.full, { first: 2 * histories, disabled: histories * steps })
           assert.isAbove(reads.changes, histories * steps)
         }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())),
       900_000

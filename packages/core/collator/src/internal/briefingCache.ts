@@ -49,8 +49,6 @@ export interface BriefingCache {
   readonly read: (nowMs: number) => Effect.Effect<Briefing, StoreError>
   readonly peek: (nowMs: number) => Effect.Effect<Briefing, StoreError>
   readonly peekWithin: (nowMs: number, maxTokens: number) => Effect.Effect<Briefing, StoreError>
-  /** How its snapshots were read so far. */
-  readonly counts: LoadCounts
 }
 
 interface Cached {
@@ -214,18 +212,12 @@ const deliver = (store: Store["Service"], loaded: Loaded, result: Collator.Resul
   })
 
 /** Why a snapshot was read afresh from the store rather than refreshed from its changes. */
-export type FullReason = "first" | "unsupported" | "unknown" | "large" | "clock"
-
-/** How the cache's snapshots were read so far (`refreshed`: from the store's changes), for tests and metrics. */
-export interface LoadCounts {
-  refreshed: number
-  full: Record<FullReason, number>
-}
+type FullReason = "first" | "disabled" | "unsupported" | "unknown" | "large" | "clock"
 
 const loads = Metric.counter("heed.awareness.briefing_snapshots", {
   description:
     "Snapshots briefings were built from: refreshed from the store's changes (read=changes), or read afresh " +
-    "(read=full, with the reason: first, unsupported, unknown, large, clock)",
+    "(read=full, with the reason: first, disabled, unsupported, unknown, large, clock)",
   incremental: true
 })
 
@@ -243,11 +235,9 @@ interface Read {
  * the changed entries of the copy kept from the last one (see `KeptSnapshot`).
  */
 const makeReader = (ctx: Ctx) => {
-  const counts: LoadCounts = { refreshed: 0, full: { first: 0, unsupported: 0, unknown: 0, large: 0, clock: 0 } }
   let kept: KeptSnapshot.KeptSnapshot | undefined
   const fresh = (nowMs: number, reason: FullReason): Effect.Effect<Read, StoreError> =>
     Effect.gen(function* () {
-      counts.full[reason]++
       yield* Metric.update(Metric.withAttributes(loads, { read: "full", reason }), 1)
       const version = yield* ctx.store.version
       const parts = yield* queryAll(ctx, nowMs)
@@ -259,7 +249,8 @@ const makeReader = (ctx: Ctx) => {
     })
   const read = (nowMs: number): Effect.Effect<Read, StoreError> =>
     Effect.gen(function* () {
-      const changes = ctx.options.incremental === false ? undefined : ctx.store.changes
+      if (ctx.options.incremental === false) return yield* fresh(nowMs, "disabled")
+      const changes = ctx.store.changes
       if (changes === undefined) return yield* fresh(nowMs, "unsupported")
       const copy = kept
       if (copy === undefined) return yield* fresh(nowMs, "first")
@@ -269,11 +260,10 @@ const makeReader = (ctx: Ctx) => {
       if (delta.value.ids.length > maxRefreshed) return yield* fresh(nowMs, "large")
       for (const id of delta.value.ids) copy.refresh(id, Option.getOrUndefined(yield* ctx.store.get(id)), nowMs)
       copy.version = delta.value.version
-      counts.refreshed++
       yield* Metric.update(Metric.withAttributes(loads, { read: "changes" }), 1)
       return { version: copy.version, loaded: loadedOf(copy.at(nowMs), ctx, nowMs) }
     })
-  return { read, counts }
+  return read
 }
 
 /**
@@ -340,7 +330,7 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
     }
     // Generated from `version` or later (a briefing that delivered intentions has version -1: never served again),
     // and not yet out of date at `nowMs`.
-    const reader = makeReader(ctx)
+    const read = makeReader(ctx)
     const memo = options.incremental === false ? undefined : Collator.makeMemo()
     const lookup = (version: number, nowMs: number): Briefing | undefined => {
       const hit = cached
@@ -364,7 +354,7 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
             // Whoever held the permit may have generated from this version or a later one meanwhile.
             const shared = lookup(version, nowMs)
             if (shared !== undefined) return Effect.succeed(shared)
-            return Effect.map(rebuild(ctx, reader.read(nowMs), memo, nowMs, delivering), (built) => {
+            return Effect.map(rebuild(ctx, read(nowMs), memo, nowMs, delivering), (built) => {
               if (delivering || built.version !== -1) cached = built
               return built.briefing
             })
@@ -378,7 +368,7 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
         Effect.map(
           rebuild(
             { ...ctx, options: { ...options, budget: { allClear: maxTokens + 1, issues: maxTokens + 1 } } },
-            reader.read(nowMs),
+            read(nowMs),
             memo,
             nowMs,
             false
@@ -389,7 +379,6 @@ export const make = (store: Store["Service"], options: Options): Effect.Effect<B
     return {
       read: (nowMs) => serve(nowMs, true),
       peek: (nowMs) => serve(nowMs, false),
-      peekWithin,
-      counts: reader.counts
+      peekWithin
     }
   })

@@ -49,8 +49,14 @@ export interface Outcome {
   readonly compared: number
 }
 
-/** mulberry32: a small seeded generator, so that a failing history replays from its seed. */
-const random = (seed: number) => {
+/**
+ * A small seeded generator of numbers in [0, 1) (mulberry32): a failing history replays from its seed, and other
+ * randomized tests can use it the same way.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const random = (seed: number): (() => number) => {
   let state = seed >>> 0
   return (): number => {
     state = (state + 0x6d2b79f5) >>> 0
@@ -247,8 +253,8 @@ export const run = (options: Options): Effect.Effect<Outcome> =>
 
 /**
  * How the briefings of this process read their snapshots so far, from the metric `heed.awareness.briefing_snapshots`:
- * refreshed from the store's changes (`changes`), or afresh, by reason (`first`, `unsupported`, `unknown`, `large`,
- * `clock`). Provide a fresh `Metric.MetricRegistry` around a test to count only its own.
+ * refreshed from the store's changes (`changes`), or afresh, by reason (`first`, `disabled`, `unsupported`,
+ * `unknown`, `large`, `clock`). Provide a fresh `Metric.MetricRegistry` around a test to count only its own.
  *
  * @category getters
  * @since 0.2.0
