@@ -224,6 +224,16 @@ const loads = Metric.counter("heed.awareness.briefing_snapshots", {
 /** Past this many changed entries, reading the snapshot afresh is the cheaper way. */
 const maxRefreshed = 2000
 
+/** The current state of the entries `ids` (deleted ones too; an id that no longer exists is missing). */
+const currentOf = (store: Store["Service"], ids: ReadonlyArray<string>) =>
+  ids.length === 1
+    ? Effect.map(
+        store.get(ids[0] as string),
+        (found) => new Map(Option.isSome(found) ? [[found.value.id, found.value]] : [])
+      )
+    : // One query for several: on a server, one round trip instead of one per entry.
+      Effect.map(store.query({ ids, deleted: "include" }), (found) => new Map(found.map((entry) => [entry.id, entry])))
+
 /** A snapshot and the store version it reflects at least. */
 interface Read {
   readonly version: number
@@ -258,7 +268,8 @@ const makeReader = (ctx: Ctx) => {
       const delta = yield* changes(copy.version)
       if (Option.isNone(delta)) return yield* fresh(nowMs, "unknown")
       if (delta.value.ids.length > maxRefreshed) return yield* fresh(nowMs, "large")
-      for (const id of delta.value.ids) copy.refresh(id, Option.getOrUndefined(yield* ctx.store.get(id)), nowMs)
+      const current = yield* currentOf(ctx.store, delta.value.ids)
+      for (const id of delta.value.ids) copy.refresh(id, current.get(id), nowMs)
       copy.version = delta.value.version
       yield* Metric.update(Metric.withAttributes(loads, { read: "changes" }), 1)
       return { version: copy.version, loaded: loadedOf(copy.at(nowMs), ctx, nowMs) }
