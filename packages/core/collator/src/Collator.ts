@@ -284,7 +284,7 @@ const liveOfSource = (
     alert.flapping = flapCount >= s.flapThreshold
     if (!alert.resolved || alert.flapping) alerts.push(alert)
   }
-  return { entries, alerts, at: s.now, until, validUntil }
+  return { entries, alerts, at: s.now, until, validUntil, flapWindow: s.flapWindow, flapThreshold: s.flapThreshold }
 }
 
 /**
@@ -305,6 +305,8 @@ const liveAlerts = (
       previous !== undefined &&
       s.now >= previous.at &&
       s.now < previous.until &&
+      previous.flapWindow === s.flapWindow &&
+      previous.flapThreshold === s.flapThreshold &&
       CollationMemo.sameItems(previous.entries, list)
         ? previous
         : liveOfSource(list, s, memo)

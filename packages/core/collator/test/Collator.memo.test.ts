@@ -65,6 +65,16 @@ describe("Collator.makeMemo", () => {
     for (let seed = 1; seed <= 1000; seed++) series(seed, 30)
   })
 
+  it("does not keep live alerts across calls with other flap settings", () => {
+    const memo = Collator.makeMemo()
+    const changes = [ago(600), ago(500), ago(400)]
+    const flapping = alert("nas", "disk", "warning", "disk 91%", { data: { resolved: true, state_changes: changes } })
+    const current = snapshot({ alerts: [flapping] })
+    assert.isUndefined(Collator.generate(current, NOW, { memo }).briefing.sources.nas)
+    const lower = Collator.generate(current, NOW, { memo, flapThreshold: 3 })
+    assert.strictEqual(lower.briefing.sources.nas?.status, "warning")
+  })
+
   it("keeps an unchanged source's screening and re-screens only the changed source", () => {
     const memo = Collator.makeMemo()
     const nas = alert("nas", "disk", "warning", "disk 91%")

@@ -27,8 +27,9 @@ export interface Screening extends ScreenCounts {
 }
 
 /**
- * One source's live alerts: from its alert `entries` (in snapshot order), the ones live at `at` (flapping marked);
- * the same until `until`, and adding `validUntil` to the briefing's validity.
+ * One source's live alerts: from its alert `entries` (in snapshot order), the ones live at `at` (flapping marked
+ * under the flap settings it was computed with); the same until `until`, and adding `validUntil` to the briefing's
+ * validity.
  */
 export interface LiveAlerts {
   readonly entries: ReadonlyArray<Entry>
@@ -36,6 +37,8 @@ export interface LiveAlerts {
   readonly at: number
   readonly until: number
   readonly validUntil: number
+  readonly flapWindow: number
+  readonly flapThreshold: number
 }
 
 /** What the screening of every source depended on besides its alerts. */
