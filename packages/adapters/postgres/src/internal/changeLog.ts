@@ -62,16 +62,20 @@ export const make = (ctx: Owned) => {
     const known = cursors.get(since)
     if (known === undefined) return Effect.succeed(Option.none())
     const after = JSON.stringify(known.map((version, shard) => ({ shard, version })))
+    // One statement, so the counters and the log are read from one snapshot.
     return ctx
       .read(
         "reading the store's changes",
         Effect.map(
-          ctx.sql<{ readonly shard: number; readonly version: number; readonly ids: unknown }>`SELECT c.shard,
-          c.version::float8 AS version, c.ids FROM store_changes c
-          JOIN jsonb_to_recordset(${after}::jsonb) AS k(shard smallint, version bigint)
-            ON c.shard = k.shard AND c.version > k.version
-          WHERE c.owner_id = ${ctx.owner} ORDER BY c.shard, c.version`,
-          (rows) => advance(known, rows)
+          ctx.sql<{ readonly counters: unknown; readonly changes: unknown }>`SELECT
+          (SELECT COALESCE(json_agg(json_build_array(shard, version)), '[]'::json) FROM store_versions
+            WHERE owner_id = ${ctx.owner}) AS counters,
+          (SELECT COALESCE(json_agg(json_build_array(c.shard, c.version, c.ids) ORDER BY c.shard, c.version),
+            '[]'::json) FROM store_changes c
+            JOIN jsonb_to_recordset(${after}::jsonb) AS k(shard smallint, version bigint)
+              ON c.shard = k.shard AND c.version > k.version
+            WHERE c.owner_id = ${ctx.owner}) AS changes`,
+          (rows) => advance(known, parsed(rows[0]?.counters), parsed(rows[0]?.changes))
         )
       )
       .pipe(Effect.map(Option.map((next) => ({ version: remember(next.cursor), ids: next.ids }))))
@@ -80,23 +84,29 @@ export const make = (ctx: Owned) => {
   return { version, changes }
 }
 
+/** A `json` column as the driver hands it over: parsed already, or as text. */
+const parsed = (value: unknown): ReadonlyArray<ReadonlyArray<unknown>> => {
+  const json = typeof value === "string" ? JSON.parse(value) : value
+  return Array.isArray(json) ? json : []
+}
+
 /**
- * The cursor after `rows` (each shard's versions after `known`, in order) and the ids they changed; `None` when a
- * shard's rows do not start right after what was known (the log no longer keeps them).
+ * The cursor after `changes` (`[shard, version, ids]`, each shard's versions after `known`, in order) and the ids
+ * they changed; `None` unless every shard's log runs without a hole from right after what was known up to its
+ * counter in `counters` (`[shard, version]`): the log no longer holds some of it.
  */
 const advance = (
   known: Cursor,
-  rows: ReadonlyArray<{ readonly shard: number; readonly version: number; readonly ids: unknown }>
+  counters: ReadonlyArray<ReadonlyArray<unknown>>,
+  changes: ReadonlyArray<ReadonlyArray<unknown>>
 ): Option.Option<{ readonly cursor: Cursor; readonly ids: ReadonlyArray<string> }> => {
   const cursor = [...known]
   const ids = new Set<string>()
-  for (const row of rows) {
-    const shard = Number(row.shard)
-    const version = Number(row.version)
-    if (version !== (cursor[shard] as number) + 1) return Option.none()
-    cursor[shard] = version
-    const written = typeof row.ids === "string" ? JSON.parse(row.ids) : row.ids
+  for (const [shard, version, written] of changes) {
+    if (Number(version) !== (cursor[Number(shard)] as number) + 1) return Option.none()
+    cursor[Number(shard)] = Number(version)
     if (Array.isArray(written)) for (const id of written) if (typeof id === "string") ids.add(id)
   }
+  for (const [shard, version] of counters) if (cursor[Number(shard)] !== Number(version)) return Option.none()
   return Option.some({ cursor, ids: [...ids] })
 }
