@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { generate } from "../bench/generate.ts"
+import { generate, random } from "../bench/generate.ts"
 import { Node, Pipeline } from "../src/index.ts"
 import { primeWork, workFor } from "../src/internal/workTree.ts"
 import type { Node as NodeT } from "../src/Node.ts"
@@ -65,6 +65,28 @@ describe("Pipeline: lazy depth-limit nodes give the eager builder's views", () =
       ]) {
         viewsAgree(tree, request)
       }
+    }
+  })
+
+  // The builder keeps the filter's verdicts on the lists it is visiting in one stack: a list of 200 children
+  // whose children hold 80 each makes it grow while outer lists still hold verdicts on it.
+  it("on wide trees whose nested child lists outgrow the filter's verdict stack", () => {
+    const next = random(7)
+    const wide = (id: string, level: number): NodeT => ({
+      id,
+      type: level % 2 === 0 ? "group" : "item",
+      meta: { salience: Math.round(next() * 10) / 10, ...(next() < 0.01 ? { pinned: true } : {}) },
+      ...(level < 2
+        ? { children: Array.from({ length: 200 - 120 * level }, (_, i) => wide(`${id}-${i}`, level + 1)) }
+        : {})
+    })
+    const tree = wide("w", 0)
+    for (const request of [
+      { depth: 2, filter: { min_salience: 0.4 }, max_nodes: 300 },
+      { depth: 1, filter: { min_salience: 0.7, keep_ancestors: true } },
+      { depth: -1, filter: { min_salience: 0.2, types: ["item"], keep_ancestors: true }, max_nodes: 1000 }
+    ]) {
+      viewsAgree(tree, request)
     }
   })
 })

@@ -142,6 +142,10 @@ const columns = (capacity: number) => {
 
 type Columns = ReturnType<typeof columns>
 
+/** The filter's verdicts on the child lists a builder is visiting, a stack: each list takes the slots above its
+ * parent's. One for every build: a build runs no code but its own, so two never overlap. */
+let verdicts = new Uint8Array(256)
+
 class Builder {
   readonly src: Array<Node> = []
   capacity = 1024
@@ -151,6 +155,8 @@ class Builder {
   readonly active: boolean
   readonly keepAncestors: boolean
   readonly matchMemo = new Map<Node, boolean>()
+  /** The top of {@link verdicts} */
+  top = 0
 
   constructor(filter: Filter | undefined) {
     this.min = filter?.min_salience
@@ -249,14 +255,30 @@ class Builder {
     if (visible > 0) this.c.kind[index] = STUB
   }
 
+  /** Pushes the verdicts of the filter on `children` (1: passes) and returns where they start. They are read in a
+   * loop of their own because on a fresh tree each child is a cold read: a short loop keeps several of those reads
+   * in flight at once, where the visit between two children would leave the processor waiting on each in turn. */
+  judge(children: ReadonlyArray<Node>): number {
+    const base = this.top
+    this.top += children.length
+    if (this.top > verdicts.length) {
+      const grown = new Uint8Array(this.top * 2)
+      grown.set(verdicts)
+      verdicts = grown
+    }
+    for (let i = 0; i < children.length; i++) verdicts[base + i] = this.passes(children[i]!) ? 1 : 0
+    return base
+  }
+
   visitChildren(index: number, children: ReadonlyArray<Node>, remaining: number, level: number, below: boolean) {
     let dropped = 0
     let kept = 0
     let holdsPin = false
+    const base = this.active ? this.judge(children) : this.top
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!
       let k: number = FULL
-      if (this.active && !this.passes(child)) {
+      if (this.active && verdicts[base + i] === 0) {
         if (!this.keepAncestors || !this.hasMatch(child)) {
           dropped++
           continue
@@ -266,6 +288,7 @@ class Builder {
       if (this.visit(child, remaining, level, index, k, below)) holdsPin = true
       kept++
     }
+    this.top = base
     this.c.hidden[index] = dropped
     this.c.childCount[index] = kept
     this.c.desc[index] = this.src.length - index - 1
