@@ -6,9 +6,10 @@
  * A shard's counter row stays locked by the transaction that bumped it until it commits, so on each shard the
  * versions become visible in order: whatever one statement reads of a shard's log is every version from 1 (or from
  * the oldest kept) up to some last one, without holes. A reader that knows, for each shard, the last version it has
- * seen can therefore ask for everything after it, and knows it has missed nothing when each shard's answer starts
- * right after what it knew. `version` is the sum of the shards' versions; the store remembers, for the sums it
- * handed out lately, which versions per shard they stand for, so `changes(since)` can answer for them.
+ * seen can therefore ask for everything after it. It knows it has missed nothing when each shard's answer starts
+ * right after what it knew and ends at the shard's counter, read in the same statement. `version` is the sum of the
+ * shards' versions; the store remembers, for the sums it handed out lately, which versions per shard they stand for,
+ * so `changes(since)` can answer for them.
  *
  * @since 0.2.0
  */

@@ -1,10 +1,16 @@
 /**
- * What one `generate` call can hand the next, so that a briefing regenerated after a small change costs about the
- * change: entries read into alerts, suppressions and patterns once (by entry identity: a store hands back the same
- * object until the entry changes), and each source's screening (suppressions and patterns) kept while neither its
- * alerts nor the applicable suppressions and patterns changed. Everything that depends on the time (staleness,
- * flapping, acknowledgement, escalation, windows and pattern times) is still decided on every call; the screening
- * kept here depends on none of it.
+ * What one `generate` call can hand the next, so that a briefing regenerated after a small change costs less than a
+ * full one:
+ *
+ * - entries read into alerts, suppressions and patterns once (by entry identity: a store hands back the same object
+ *   until the entry changes);
+ * - each source's live alerts (expiry and flapping decided), kept until the first instant one of them depends on
+ *   (an expiry, a state change entering or leaving the flap window) and only under the same flap settings;
+ * - each source's screening (suppressions and patterns), kept while neither its alerts nor the applicable
+ *   suppressions and patterns changed; it depends on no time.
+ *
+ * Everything else that depends on the time (staleness, acknowledgement, escalation, re-surfacing, windows and pattern
+ * times, intentions) is decided on every call.
  *
  * @since 0.2.0
  */
