@@ -198,4 +198,21 @@ describe("Awareness: delivering intentions", () => {
       assert.strictEqual(third.staleness_sec, 30)
     }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
   )
+  it.effect("an intention another replica fired after this read's instant is shown as fired, not upcoming", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(START)
+      const awareness = yield* instance
+      const store = yield* Store.Store
+      const { id } = yield* awareness.remind({ goal: "Call", source: "me", tags: [], deliver_at: DUE })
+      // the other replica read later (its clock 5 s ahead of this read's) and claimed it
+      const later = new Date(START + 5000).toISOString()
+      yield* store.update(id, (entry) => ({ ...entry, updated: later, data: { ...entry.data, state: "fired" } }))
+      const read = yield* awareness.getBriefing()
+      assert.deepStrictEqual(
+        read.fired_intentions?.map((item) => [item.id, item.new]),
+        [[id, undefined]]
+      )
+      assert.deepStrictEqual(read.upcoming ?? [], [])
+    }).pipe(Effect.provide(Awareness.layer.pipe(Layer.provideMerge(Store.layerMemory))))
+  )
 })

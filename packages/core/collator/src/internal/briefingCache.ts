@@ -71,9 +71,15 @@ const isAcknowledged = (entry: Entry): boolean => Array.isArray(entry.data.acted
  * The collator fires pending and snoozed intentions that are due. A retained fired intention is handed to it as a
  * snoozed one due at its firing time, so it stays in `fired_intentions` (and the summary) until acknowledged.
  */
-const asRedelivery = (entry: Entry): Entry => ({
+const asRedelivery = (entry: Entry, firedMs: number, nowMs: number): Entry => ({
   ...entry,
-  data: { ...entry.data, state: "snoozed", deliver_at: entry.updated ?? entry.data.deliver_at }
+  data: {
+    ...entry.data,
+    state: "snoozed",
+    // Another replica may have fired it after this read's instant (a read waits for the generation before it): it
+    // is due all the same.
+    deliver_at: firedMs <= nowMs ? entry.updated : toIso(nowMs)
+  }
 })
 
 /** Marks the intentions this read delivered with `new: true`. */
@@ -104,7 +110,7 @@ const retainedOf = (fired: ReadonlyArray<Entry>, nowMs: number, retentionMs: num
     const firedMs = parseIso(entry.updated)
     if (firedMs === undefined || firedMs + retentionMs <= nowMs || isAcknowledged(entry)) continue
     retained.set(entry.id, firedMs + retentionMs)
-    redelivered.push(asRedelivery(entry))
+    redelivered.push(asRedelivery(entry, firedMs, nowMs))
   }
   return { retained, redelivered }
 }
