@@ -151,8 +151,8 @@ export interface Changes {
 /**
  * A bounded log of a store's writes, for stores that see every write to their data (an in-memory store, a
  * database file one process owns): `record(version, ids)` after each write, with the version it brought the store
- * to (one more than the last recorded), and `since(version, current)` answers `StoreShape.changes`. It keeps the
- * last `capacity` writes (default 4,096); older versions are answered with `None`.
+ * to (one more than the last recorded), and `since(version, current)` answers `StoreShape.changes`. It keeps at least
+ * the last `capacity` writes (default 4,096); versions older than what it holds are answered with `None`.
  *
  * **Example** (Answering changes from the log)
  *

@@ -3,7 +3,7 @@
  * store's changes (`StoreShape.changes`), so that a briefing after a write neither reads the store again nor hands
  * the collator new objects for entries that did not change (its memo then keeps their work).
  *
- * It holds every entry that one of the briefing's store queries (`loadSnapshot` in `briefingCache.ts`) returned
+ * It holds every entry that one of the briefing's store queries (`queryAll` in `briefingCache.ts`) returned
  * when it was last read, in the store's order (`COALESCE(updated, created)` descending, then id). The queries only
  * narrow as time passes (`activeAt` now, `since` now minus a window): an entry that one of them returns at a later
  * instant is one it also returned at every earlier instant. So an unchanged entry the copy does not hold is one no
