@@ -310,15 +310,20 @@ const upsertEntry = (ctx: Owned, key: UpsertKey, makeEntry: (existing: Entry | u
   )
 }
 
+/** `version` and `changes` from the in-memory counter and log of a PGlite owner. */
+const localChanges = (counter: Counter): Pick<StoreShape, "version" | "changes"> => ({
+  version: Effect.sync(() => counter.value),
+  changes: (since) => Effect.sync(() => counter.log.since(since, counter.value))
+})
+
 /**
  * The `Store` port over one owner's SQL; `counter` keeps the version in memory (PGlite), and with `memoryReads` its
  * copy of the rows answers the reads.
  */
 const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolean): StoreShape => {
   const { sql, owner, select, order, read } = ctx
-  // A server's version comes with the per-shard counters its change log answers from.
-  const server = counter === undefined ? ServerChanges.make(ctx) : undefined
-  const version = server !== undefined ? server.version : Effect.sync(() => counter!.value)
+  // A server's version comes with the per-shard counters its change log answers from; PGlite counts in memory.
+  const { version, changes } = counter === undefined ? ServerChanges.make(ctx) : localChanges(counter)
   const mirror = memoryReads ? counter?.mirror : undefined
   return {
     version,
@@ -366,8 +371,7 @@ const makeStore = (ctx: Owned, counter: Counter | undefined, memoryReads: boolea
         ),
         Option.map((updated) => updated.entry)
       ),
-    changes:
-      server !== undefined ? server.changes : (since) => Effect.sync(() => counter!.log.since(since, counter!.value))
+    changes
   }
 }
 

@@ -15,7 +15,7 @@
 import type { Briefing, SourceLine, UpcomingItem } from "./Briefing.ts"
 import type { Entry, Level } from "./Entry.ts"
 import { severityRank } from "./Entry.ts"
-import { type Alert, labelOf, toAlert } from "./internal/alert.ts"
+import { type Alert, labelOf, sourceOf, toAlert } from "./internal/alert.ts"
 import { fit } from "./internal/budget.ts"
 import { dataOf, groupBy, isLive, str, timeOf } from "./internal/data.ts"
 import { checkInput } from "./internal/input.ts"
@@ -242,9 +242,6 @@ const latestStatuses = (entries: ReadonlyArray<Entry>, s: Settings, v: Validity)
   }
   return statuses
 }
-
-/** An alert entry's source as `toAlert` reads it. */
-const sourceOf = (entry: Entry): string => (typeof entry.source === "string" ? entry.source : "")
 
 /**
  * One source's live alerts at `s.now`, in snapshot order (unresolved ones, and resolved ones that are flapping), and

@@ -44,6 +44,9 @@ export interface LowerText {
 const noLabels: Record<string, string> = {}
 const noChanges: Array<number> = []
 
+/** An alert entry's source; a malformed one counts as the global source `""`. */
+export const sourceOf = (entry: Entry): string => (typeof entry.source === "string" ? entry.source : "")
+
 export const toAlert = (entry: Entry): Alert => {
   const data = dataOf(entry)
   let changes: Array<number> = noChanges
@@ -65,7 +68,7 @@ export const toAlert = (entry: Entry): Alert => {
   const level = str(data.level) ?? "warning"
   return {
     entry,
-    source: typeof entry.source === "string" ? entry.source : "",
+    source: sourceOf(entry),
     alertId: str(data.alert_id) ?? "",
     alertType: str(data.alert_type) ?? "",
     level,

@@ -252,12 +252,13 @@ interface Read {
  */
 const makeReader = (ctx: Ctx) => {
   let kept: KeptSnapshot.KeptSnapshot | undefined
+  // A copy is kept only where later reads can refresh it from the store's changes.
   const fresh = (nowMs: number, reason: FullReason): Effect.Effect<Read, StoreError> =>
     Effect.gen(function* () {
       yield* Metric.update(Metric.withAttributes(loads, { read: "full", reason }), 1)
       const version = yield* ctx.store.version
       const parts = yield* queryAll(ctx, nowMs)
-      if (ctx.options.incremental === false || ctx.store.changes === undefined) {
+      if (reason === "disabled" || reason === "unsupported") {
         return { version, loaded: loadedOf(withoutRepeats(parts), ctx, nowMs) }
       }
       kept = KeptSnapshot.fromQueries(version, nowMs, ctx, parts)
