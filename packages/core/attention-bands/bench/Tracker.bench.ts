@@ -190,7 +190,9 @@ await Bench.run(
 // for a core) beside wall time. `uniform` picks every target
 // with the same chance, so at 100k targets nearly every message touches state that is not in any CPU cache;
 // `zipf` picks target k with weight 1/k (a few busy channels, a long quiet tail), as chat traffic is spread. The
-// `Map.get only` rows are the floor of any tracker keyed by name: the one hash lookup each message needs.
+// `Map.get only` rows are the floor of any tracker keyed by name: the one hash lookup each message needs;
+// `Map.get + one record` rows add what any tracker also needs, reading and writing one per-target record (64 bytes,
+// as heed's), whose cache misses are what make 100k targets dearer than 1k for every implementation.
 const MESSAGES = 10_000
 const ROUNDS = 30
 const cpuMs = (): number => {
@@ -217,8 +219,9 @@ const picksFor = (count: number, traffic: "uniform" | "zipf", seed: number): Int
       if (cumulative[mid]! < u) lo = mid + 1
       else hi = mid
     }
-    // spread the busy ranks over the id space, so busy targets are not also the first created
-    picks[i] = Math.imul(lo, 40_503) % count
+    // spread the busy ranks over the id space, so busy targets are not also the first created (a plain product:
+    // Math.imul would wrap past 2^31 and give negative indexes from rank 53,021 on)
+    picks[i] = (lo * 40_503) % count
   }
   return picks
 }
@@ -298,6 +301,19 @@ for (const traffic of ["uniform", "zipf"] as const) {
       }
     })
     messageRows.push({ name: `${traffic}: 10k Map.get only, ${count.toLocaleString("en")} targets`, figures: floor })
+    const recordFloor = messageRounds(count, traffic, (names) => {
+      const map = new Map(names.map((name, i) => [name, i]))
+      const records = new Float64Array(names.length * 8)
+      let stamp = 0
+      return (name: string) => {
+        const at = map.get(name)! * 8
+        records[at + 5] = records[at + 2]! + ++stamp
+      }
+    })
+    messageRows.push({
+      name: `${traffic}: 10k Map.get + one record, ${count.toLocaleString("en")} targets`,
+      figures: recordFloor
+    })
   }
 }
 Bench.record("attention-bands: message path (onDirect 1 in 10, onAmbient 9 in 10)", messageRows)

@@ -560,8 +560,8 @@ const surface = (
   alerts: ReadonlyArray<Alert>,
   inhibited: Set<Alert>,
   s: Settings,
-  v: Validity,
-  evaluation: Counters
+  later: (ms: number) => void,
+  evaluation: CollationMemo.SurfaceCounts
 ): { surfaced: number; top: Top | undefined } => {
   let surfaced = 0
   let top: Top | undefined
@@ -573,7 +573,7 @@ const surface = (
     if (alert.acknowledgedAt !== undefined && alert.acknowledgedAt >= alert.firingSince) {
       if (s.now - alert.acknowledgedAt < s.ackTimeout) {
         evaluation.acknowledged++
-        v.until(alert.acknowledgedAt + s.ackTimeout)
+        later(alert.acknowledgedAt + s.ackTimeout)
         continue
       }
     }
@@ -585,7 +585,7 @@ const surface = (
         escalated = true
         evaluation.escalated++
       } else {
-        v.until(alert.firingSince + s.escalationTimeout + 1)
+        later(alert.firingSince + s.escalationTimeout + 1)
       }
     }
     if (alert.flapping) evaluation.flapping++
@@ -595,6 +595,71 @@ const surface = (
     }
   }
   return { surfaced, top }
+}
+
+const noCounts = (): CollationMemo.SurfaceCounts => ({ acknowledged: 0, escalated: 0, flapping: 0, inhibited: 0 })
+
+/** Whether a kept surfacing holds for this call: the same inputs, and `now` within its instants. */
+const holds = (
+  kept: CollationMemo.Surfacing<Top> | undefined,
+  screening: CollationMemo.Screening,
+  live: CollationMemo.LiveAlerts,
+  s: Settings
+): kept is CollationMemo.Surfacing<Top> =>
+  kept !== undefined &&
+  kept.screening === screening &&
+  kept.live === live &&
+  kept.ackTimeout === s.ackTimeout &&
+  kept.escalationTimeout === s.escalationTimeout &&
+  s.now >= kept.at &&
+  s.now < kept.until
+
+/** {@link surface} on its own, recording the first instant after `now` at which its result changes. */
+const surfaceAfresh = (
+  alerts: ReadonlyArray<Alert>,
+  screening: CollationMemo.Screening,
+  live: CollationMemo.LiveAlerts,
+  s: Settings
+): CollationMemo.Surfacing<Top> => {
+  let until = Number.POSITIVE_INFINITY
+  const later = (ms: number) => {
+    if (ms > s.now && ms < until) until = ms
+  }
+  const counts = noCounts()
+  const { surfaced, top } = surface(alerts, new Set(), s, later, counts)
+  const { ackTimeout, escalationTimeout, now: at } = s
+  return { screening, live, ackTimeout, escalationTimeout, at, until, surfaced, top, counts }
+}
+
+/**
+ * One source's {@link surface}, kept in the memo (see `CollationMemo.Surfacing`) while its screening, live alerts
+ * and timeouts are the same and no acknowledgement or escalation it read has changed; never kept while an
+ * inhibition rule muted something (inhibition looks across sources).
+ */
+const surfaceSource = (
+  source: string,
+  alerts: ReadonlyArray<Alert>,
+  inhibited: Set<Alert>,
+  s: Settings,
+  v: Validity,
+  evaluation: Counters,
+  memo: CollationMemo.Memo | undefined,
+  kept: Map<string, CollationMemo.Surfacing<unknown>>
+): { surfaced: number; top: Top | undefined } => {
+  const screening = memo?.screenings.get(source)
+  const live = memo?.live.get(source)
+  if (memo === undefined || screening === undefined || live === undefined || inhibited.size > 0) {
+    return surface(alerts, inhibited, s, v.until, evaluation)
+  }
+  // A kept surfacing is only ever made here, with the collator's Top.
+  const previous = kept.get(source) as CollationMemo.Surfacing<Top> | undefined
+  const surfacing = holds(previous, screening, live, s) ? previous : surfaceAfresh(alerts, screening, live, s)
+  memo.surfacings.set(source, surfacing)
+  v.until(surfacing.until)
+  evaluation.acknowledged += surfacing.counts.acknowledged
+  evaluation.escalated += surfacing.counts.escalated
+  evaluation.flapping += surfacing.counts.flapping
+  return surfacing
 }
 
 /**
@@ -757,11 +822,23 @@ export const generate = (snapshot: Snapshot, now: Date, options: Options = {}): 
   // Stage 3: inhibition across sources.
   const inhibited = inhibit(candidates, s.inhibitRules)
   // Stage 4: acknowledgement, escalation, re-surfacing; one line per source.
+  const keptSurfacings = memo?.surfacings ?? new Map<string, CollationMemo.Surfacing<unknown>>()
+  // Only this call's sources are kept, so a source that disappeared does not hold its alerts.
+  if (memo !== undefined) memo.surfacings = new Map()
   const lines: Array<Line> = []
   let activeAlerts = 0
   for (const source of sourceNames) {
     const stale = staleLines.get(source)
-    const { surfaced, top } = surface(candidates.get(source) ?? [], inhibited, s, v, evaluation)
+    const { surfaced, top } = surfaceSource(
+      source,
+      candidates.get(source) ?? [],
+      inhibited,
+      s,
+      v,
+      evaluation,
+      memo,
+      keptSurfacings
+    )
     if (stale !== undefined && top === undefined) {
       lines.push(stale)
       continue

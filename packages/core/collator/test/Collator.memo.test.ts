@@ -75,6 +75,25 @@ describe("Collator.makeMemo", () => {
     assert.strictEqual(lower.briefing.sources.nas?.status, "warning")
   })
 
+  it("does not keep a source's surfacing across calls with other acknowledgement or escalation timeouts", () => {
+    const memo = Collator.makeMemo()
+    // A warning firing for 2 hours, acknowledged an hour ago: hidden under the default 4-hour timeouts.
+    const acked = alert("nas", "disk", "warning", "disk 91%", { age: 7200, data: { acknowledged_at: ago(3600) } })
+    const firing = alert("ci", "slow", "warning", "build slow", { age: 7200 })
+    const current = snapshot({ alerts: [acked, firing] })
+    const first = Collator.generate(current, NOW, { memo }).briefing
+    assert.strictEqual(first.sources.nas?.status, "ok")
+    assert.strictEqual(first.sources.ci?.status, "warning")
+    // One timeout changes at a time, so that each one alone must make the memo decide afresh.
+    const ack = Collator.generate(current, NOW, { memo, acknowledgementTimeoutMinutes: 30 }).briefing
+    assert.strictEqual(ack.sources.nas?.status, "warning")
+    assert.strictEqual(ack.sources.ci?.status, "warning")
+    const options = { memo, acknowledgementTimeoutMinutes: 30, escalationTimeoutMinutes: 60 }
+    const escalated = Collator.generate(current, NOW, options).briefing
+    assert.strictEqual(escalated.sources.nas?.status, "critical")
+    assert.strictEqual(escalated.sources.ci?.status, "critical")
+  })
+
   it("keeps an unchanged source's screening and re-screens only the changed source", () => {
     const memo = Collator.makeMemo()
     const nas = alert("nas", "disk", "warning", "disk 91%")

@@ -45,6 +45,19 @@ describe("countO200kFast", () => {
     )
   })
 
+  it("equals countO200k on text mixing non-ASCII characters with digits, letters, spaces and punctuation", () => {
+    // Letters, numbers (², ٣), punctuation (…, —) and white space (U+00A0, U+0085) outside ASCII, next to the digits
+    // where the counter cuts the text.
+    const wide = fc.constantFrom("…", "é", "Ü", "²", "٣", "—", "\u00a0", "\u0085", "日本", "🙂")
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(tricky, wide), { maxLength: 60 }).map((parts) => parts.join("")),
+        (text) => assert.strictEqual(countO200kFast(text), TokenCounter.countO200k(text), JSON.stringify(text))
+      ),
+      { numRuns: 5000 }
+    )
+  })
+
   it("equals countO200k on briefings", () => {
     const { briefing } = Collator.generate(
       snapshot({

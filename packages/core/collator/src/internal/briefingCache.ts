@@ -130,8 +130,12 @@ const withoutLater = (earlier: ReadonlyArray<Entry>, ...later: ReadonlyArray<Rea
 /**
  * The briefing's store queries at `nowMs`, one after another in the order of the parts. On a PostgreSQL server each
  * sees what was committed when it started, so an entry that changed between two of them can come back from both.
+ * (Exported for the kept snapshot's tests, which compare it with these queries.)
  */
-const queryAll = (ctx: Ctx, nowMs: number): Effect.Effect<KeptSnapshot.Parts, StoreError> => {
+export const queryAll = (
+  ctx: Pick<Ctx, "store" | "flapWindowMs" | "resurfaceMs" | "retentionMs">,
+  nowMs: number
+): Effect.Effect<KeptSnapshot.Parts, StoreError> => {
   const { store } = ctx
   const at = toIso(nowMs)
   return Effect.all({
@@ -153,7 +157,8 @@ const queryAll = (ctx: Ctx, nowMs: number): Effect.Effect<KeptSnapshot.Parts, St
       activeAt: at,
       since: toIso(nowMs - ctx.retentionMs)
     }),
-    zone: store.query({ types: ["preference"], data: { key: "timezone", scope: "global" }, limit: 1 })
+    // Every match, not only the first: the kept snapshot must already hold the next one when the first changes.
+    zone: store.query({ types: ["preference"], data: { key: "timezone", scope: "global" } })
   })
 }
 

@@ -3,7 +3,8 @@
  * encodes each piece on its own, so a text's count is the sum of its pieces' counts. For ASCII text (every briefing
  * whose sources and messages are ASCII) the pieces are found by a hand-written scanner equivalent to that
  * expression, and each distinct piece is counted once and remembered (briefings repeat their keys, statuses and
- * names). Anything else is counted by `@heed/schema`'s `countO200k` directly.
+ * names). Text with other characters is cut where a piece certainly starts: its ASCII parts are scanned the same way
+ * and each other part is counted by `@heed/schema`'s `countO200k` once and remembered.
  *
  * @since 0.1.0
  */
@@ -91,23 +92,59 @@ const isAscii = (text: string): boolean => {
   return true
 }
 
-/** The o200k token count of `text`, exactly `countO200k(text)`. */
-export const countO200kFast = (text: string): number => {
-  if (!isAscii(text)) return TokenCounter.countO200k(text)
+/** The count of ASCII `text`: the scanner's pieces, each distinct one counted once. */
+const countAscii = (text: string): number => {
   let total = 0
   let i = 0
   while (i < text.length) {
     const end = pieceEnd(text, i)
-    const piece = text.slice(i, end)
-    let count = pieces.get(piece)
-    if (count === undefined) {
-      count = TokenCounter.countO200k(piece)
-      // Bounded: the pieces of briefings repeat, but messages and names are the callers'.
-      if (pieces.size >= 50_000) pieces.clear()
-      pieces.set(piece, count)
-    }
-    total += count
+    total += remembered(text.slice(i, end), TokenCounter.countO200k)
     i = end
   }
   return total
 }
+
+/** `count(text)`, remembered for the next call (bounded: the pieces of briefings repeat, but messages and names are the callers'). */
+const remembered = (text: string, count: (text: string) => number): number => {
+  let known = pieces.get(text)
+  if (known === undefined) {
+    known = count(text)
+    if (pieces.size >= 50_000) pieces.clear()
+    pieces.set(text, known)
+  }
+  return known
+}
+
+/**
+ * Whether a piece certainly starts at `p`: an ASCII digit after an ASCII character that is neither a digit nor white
+ * space. Only `\p{N}{1,3}` holds a digit, so the digit starts its own piece; and the piece before ends where it does
+ * whatever follows (a letter or punctuation run stops at any digit, and it is not white space, whose `(?!\S)` looks
+ * ahead).
+ */
+const pieceStartsAt = (text: string, p: number): boolean => {
+  const code = text.charCodeAt(p)
+  if (code < 48 || code > 57) return false
+  const before = classes[text.charCodeAt(p - 1)]
+  return before === UPPER || before === LOWER || before === OTHER
+}
+
+/**
+ * The o200k token count of `text`, exactly `countO200k(text)`. Text with non-ASCII characters (a `…` where a text
+ * was shortened, a name with an accent) is cut where a piece certainly starts (before a digit, and briefings are
+ * full of them: times, counts, names): the ASCII parts go through the scanner and each other part is counted by
+ * `countO200k` once and remembered, so one `…` no longer sends the whole briefing through the expression.
+ */
+export const countO200kFast = (text: string): number => {
+  if (isAscii(text)) return countAscii(text)
+  let total = 0
+  let start = 0
+  for (let p = 1; p < text.length; p++) {
+    if (!pieceStartsAt(text, p)) continue
+    total += countPart(text.slice(start, p))
+    start = p
+  }
+  return total + countPart(text.slice(start))
+}
+
+const countPart = (part: string): number =>
+  isAscii(part) ? countAscii(part) : remembered(part, TokenCounter.countO200k)
