@@ -22,6 +22,7 @@ import * as Auth from "./Auth.ts"
 import { Backend } from "./Backend.ts"
 import * as Changes from "./Changes.ts"
 import * as Edge from "./Edge.ts"
+import * as IdleCollection from "./IdleCollection.ts"
 import * as McpGuard from "./McpGuard.ts"
 import type { Settings } from "./Settings.ts"
 import * as Token from "./Token.ts"
@@ -262,7 +263,8 @@ export const withSocketTimeout = (server: HttpNodeServer, timeoutMs: number): Ht
 }
 
 /**
- * Serves the HTTP application on `settings.host:settings.port` (in-flight requests get 10 s to finish on shutdown).
+ * Serves the HTTP application on `settings.host:settings.port` (in-flight requests get 10 s to finish on shutdown),
+ * collecting the garbage of a burst once it goes quiet (`IdleCollection`, `settings.idleGcMs`).
  * `onServer` sees the Node server before it listens (tests use it to watch its connections).
  *
  * @category layers
@@ -282,6 +284,7 @@ export const layerHttp = (
       NodeHttpServer.layer(
         () => {
           const server = withSocketTimeout(createServer(), settings.socketTimeoutMs)
+          IdleCollection.watch(server, settings.idleGcMs ?? 5000)
           onServer(server)
           return server
         },

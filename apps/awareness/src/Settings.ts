@@ -8,7 +8,7 @@
  * `HEED_LOG_LEVEL`, `HEED_ALLOWED_ORIGINS` (comma-separated browser origins allowed on `/mcp`), `HEED_WATCH_INTERVAL_MS` (how often time-driven briefing changes are looked for, default 5000),
  * `HEED_CLOCK_SKEW_SEC` (30), `HEED_MAX_BODY_BYTES` (1 MiB), `HEED_SESSION_IDLE_SEC` (3600), `HEED_MAX_SESSIONS`
  * (1000), `HEED_MAX_SESSIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_SLOP_CONNECTIONS` (1024),
- * `HEED_MAX_SLOP_CONNECTIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_DASHBOARD_DIR` (the built dashboard
+ * `HEED_MAX_SLOP_CONNECTIONS_PER_OWNER` (unset: no cap of its own), `HEED_MAX_RESPONSE_BYTES` (4 MiB), `HEED_SOCKET_TIMEOUT_SEC` (60), `HEED_IDLE_GC_SEC` (5), `HEED_DASHBOARD_DIR` (the built dashboard
  * page; default the app's `dist/web`) and `OTEL_EXPORTER_OTLP_ENDPOINT`.
  *
  * @since 0.1.0
@@ -60,6 +60,11 @@ export interface Settings {
   readonly maxResponseBytes: number
   /** A connection that neither sends nor reads for this long is closed, in milliseconds (0: never). */
   readonly socketTimeoutMs: number
+  /**
+   * One full garbage collection this long after the last HTTP request, in milliseconds (0: never; default 5,000), so
+   * that the garbage of a burst goes back to the system (see `IdleCollection`).
+   */
+  readonly idleGcMs?: number | undefined
   /** The built dashboard page (a folder with `index.html` and `assets/`); by default the app's own `dist/web`. */
   readonly dashboardDir?: string | undefined
   /**
@@ -186,6 +191,7 @@ export const load = (overrides: Overrides = {}) =>
       maxSlopConnectionsPerOwner: Config.Int("HEED_MAX_SLOP_CONNECTIONS_PER_OWNER").pipe(Config.option),
       maxResponseBytes: Config.Int("HEED_MAX_RESPONSE_BYTES").pipe(Config.withDefault(4 * 1_048_576)),
       socketTimeoutSec: Config.Int("HEED_SOCKET_TIMEOUT_SEC").pipe(Config.withDefault(60)),
+      idleGcSec: Config.Int("HEED_IDLE_GC_SEC").pipe(Config.withDefault(5)),
       dashboardDir: Config.String("HEED_DASHBOARD_DIR").pipe(Config.option),
       tools: Config.String("HEED_TOOLS").pipe(Config.withDefault("full")),
       oauthIssuer: Config.String("HEED_OAUTH_ISSUER").pipe(Config.option),
@@ -242,6 +248,7 @@ export const load = (overrides: Overrides = {}) =>
       ),
       maxResponseBytes: Math.max(64 * 1024, env.maxResponseBytes),
       socketTimeoutMs: Math.max(0, env.socketTimeoutSec) * 1000,
+      idleGcMs: Math.max(0, env.idleGcSec) * 1000,
       dashboardDir: Option.getOrUndefined(env.dashboardDir),
       tools
     }
