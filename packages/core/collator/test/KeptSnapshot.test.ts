@@ -35,7 +35,17 @@ const dataFor = (rng: Rng, type: Entry.Entry["type"]): Record<string, unknown> =
 
 /** An entry written at `now`: created up to an hour before (or updated now), maybe expiring within the hour. */
 const entryAt = (rng: Rng, id: string, now: number): Entry.Entry => {
-  const type = pick(rng, ["status", "alert", "alert", "suppression", "pattern", "intention", "preference"] as const)
+  // Notes and records: types no briefing query reads.
+  const type = pick(rng, [
+    "status",
+    "alert",
+    "alert",
+    "suppression",
+    "pattern",
+    "intention",
+    "preference",
+    "note"
+  ] as const)
   const created = now - Math.floor(rng() * 60) * minute
   return {
     id,
@@ -43,7 +53,8 @@ const entryAt = (rng: Rng, id: string, now: number): Entry.Entry => {
     source: pick(rng, ["nas", "ci"]),
     tags: [],
     created: iso(created),
-    updated: rng() < 0.5 ? null : iso(created + Math.floor(rng() * (now - created + 1))),
+    // Often exactly `now`, so that later clock moves by whole windows land on the edge of a `since` bound.
+    updated: pick(rng, [null, iso(now), iso(created + Math.floor(rng() * (now - created + 1)))]),
     expires: rng() < 0.4 ? iso(now + Math.floor(rng() * 61 - 20) * minute) : null,
     deleted: rng() < 0.1 ? iso(now) : null,
     data: dataFor(rng, type)
@@ -63,6 +74,7 @@ const series = (seed: number) =>
     for (const id of ids) yield* store.insert(entryAt(rng, id, now))
     const ctx = { store, ...windows }
     const kept = KeptSnapshot.fromQueries(yield* store.version, now, windows, yield* queryAll(ctx, now))
+    const reads: Array<{ readonly read: KeptSnapshot.Parts; readonly ids: ReturnType<typeof idsOf> }> = []
     for (let step = 0; step < 30; step++) {
       if (rng() < 0.5) {
         // Up to 40 minutes, often landing right on a window's edge.
@@ -75,8 +87,14 @@ const series = (seed: number) =>
         else yield* store.update(id, () => entryAt(rng, id, now))
         kept.refresh(id, Option.getOrUndefined(yield* store.get(id)), now)
       }
-      assert.deepStrictEqual(idsOf(kept.at(now)), idsOf(yield* queryAll(ctx, now)), `seed ${seed}, step ${step}`)
+      const read = kept.at(now)
+      const what = `seed ${seed}, step ${step}`
+      assert.deepStrictEqual(idsOf(read), idsOf(yield* queryAll(ctx, now)), what)
+      assert.strictEqual(kept.readAtMs, now, what)
+      reads.push({ read, ids: idsOf(read) })
     }
+    // Every read was a copy: the refreshes and reads after it left it as it was.
+    for (const { ids, read } of reads) assert.deepStrictEqual(idsOf(read), ids, `seed ${seed}`)
   }).pipe(Effect.provide(Store.layerMemory))
 
 describe("KeptSnapshot", () => {

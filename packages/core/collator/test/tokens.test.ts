@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { TokenCounter } from "@heed/schema"
 import * as fc from "fast-check"
 import { Collator } from "../src/index.ts"
-import { countO200kFast } from "../src/internal/tokens.ts"
+import { countO200kFast, partsOf } from "../src/internal/tokens.ts"
 import { alert, intention, NOW, snapshot, status } from "./fixtures.ts"
 
 // Characters and runs where the expression's alternatives meet: case changes, contractions, digit runs, spaces
@@ -56,6 +56,18 @@ describe("countO200kFast", () => {
       ),
       { numRuns: 5000 }
     )
+  })
+
+  it("cuts text only before a digit that follows a letter or punctuation, so non-ASCII parts stay short", () => {
+    assert.deepStrictEqual(partsOf('{"a":"disk…","t":"2026-03-20","n":12,"x":"b 7"}'), [
+      '{"a":"disk…","t":"',
+      "2026-",
+      "03-",
+      '20","n":',
+      '12,"x":"b 7"}'
+    ])
+    // Before 0 and 9 too; never after white space, a digit or a non-ASCII character.
+    assert.deepStrictEqual(partsOf("a0 1é2z9"), ["a", "0 1é2z", "9"])
   })
 
   it("equals countO200k on briefings", () => {

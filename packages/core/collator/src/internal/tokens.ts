@@ -137,13 +137,21 @@ const pieceStartsAt = (text: string, p: number): boolean => {
 export const countO200kFast = (text: string): number => {
   if (isAscii(text)) return countAscii(text)
   let total = 0
+  for (const part of partsOf(text)) total += countPart(part)
+  return total
+}
+
+/** `text` cut before every position where a piece certainly starts (see `pieceStartsAt`). */
+export const partsOf = (text: string): Array<string> => {
+  const parts: Array<string> = []
   let start = 0
   for (let p = 1; p < text.length; p++) {
     if (!pieceStartsAt(text, p)) continue
-    total += countPart(text.slice(start, p))
+    parts.push(text.slice(start, p))
     start = p
   }
-  return total + countPart(text.slice(start))
+  parts.push(text.slice(start))
+  return parts
 }
 
 const countPart = (part: string): number =>
