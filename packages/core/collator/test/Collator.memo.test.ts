@@ -94,6 +94,50 @@ describe("Collator.makeMemo", () => {
     assert.strictEqual(escalated.sources.ci?.status, "critical")
   })
 
+  it("ends a kept surfacing at the first acknowledgement timeout of its source, exactly then", () => {
+    const memo = Collator.makeMemo()
+    // Acknowledged 3 h and 1 h ago under the default 4-hour timeout: they surface again in 1 h and in 3 h.
+    const older = alert("nas", "disk", "warning", "disk 91%", { age: 20_000, data: { acknowledged_at: ago(3 * 3600) } })
+    const newer = alert("nas", "fan", "warning", "fan slow", { age: 20_000, data: { acknowledged_at: ago(3600) } })
+    const current = snapshot({ alerts: [older, newer] })
+    const options = { memo, escalationTimeoutMinutes: null }
+    assert.strictEqual(Collator.generate(current, NOW, options).briefing.sources.nas?.status, "ok")
+    const hourLater = new Date(NOW.getTime() + 3600_000)
+    assert.strictEqual(Collator.generate(current, hourLater, options).briefing.sources.nas?.headline, "disk 91%")
+    const threeHoursLater = new Date(NOW.getTime() + 3 * 3600_000)
+    assert.strictEqual(Collator.generate(current, threeHoursLater, options).briefing.sources.nas?.alerts, 2)
+  })
+
+  it("surfaces afresh while an inhibition rule mutes something (inhibition looks across sources)", () => {
+    const memo = Collator.makeMemo()
+    const current = snapshot({
+      alerts: [alert("nas", "down", "critical", "NAS unreachable"), alert("nas", "disk", "warning", "Disk 91%")]
+    })
+    for (let call = 0; call < 2; call++) {
+      const { briefing } = Collator.generate(current, NOW, { memo, inhibitRules: [{ equal: ["source"] }] })
+      assert.strictEqual(briefing.evaluation.inhibited, 1)
+      assert.strictEqual(briefing.active_alerts, 1)
+    }
+  })
+
+  it("keeps an unchanged source's surfacing and its alerts' reading across calls, also at the same instant", () => {
+    const memo = Collator.makeMemo() as unknown as {
+      readonly surfacings: ReadonlyMap<string, unknown>
+      readonly alerts: WeakMap<Entry.Entry, unknown>
+    }
+    const nas = alert("nas", "disk", "warning", "disk 91%")
+    const ci = alert("ci", "main_red", "critical", "main is red")
+    Collator.generate(snapshot({ alerts: [nas, ci] }), NOW, { memo: memo as unknown as Collator.Memo })
+    const ciSurfacing = memo.surfacings.get("ci")
+    const nasSurfacing = memo.surfacings.get("nas")
+    assert.isDefined(ciSurfacing)
+    assert.isDefined(memo.alerts.get(ci))
+    const changed = { ...nas, data: { ...nas.data, message: "disk 95%" } }
+    Collator.generate(snapshot({ alerts: [changed, ci] }), NOW, { memo: memo as unknown as Collator.Memo })
+    assert.strictEqual(memo.surfacings.get("ci"), ciSurfacing)
+    assert.notStrictEqual(memo.surfacings.get("nas"), nasSurfacing)
+  })
+
   it("keeps an unchanged source's screening and re-screens only the changed source", () => {
     const memo = Collator.makeMemo()
     const nas = alert("nas", "disk", "warning", "disk 91%")

@@ -596,6 +596,22 @@ describe("Collator.generate: better than upstream", () => {
     assert.isUndefined(later.sources.nas?.resurfaced)
   })
 
+  it("a source's headline: the most severe alert, then the most recently updated, then the first in the snapshot", () => {
+    const headline = (alerts: ReadonlyArray<Entry.Entry>) =>
+      Collator.generate(snapshot({ alerts }), NOW).briefing.sources.nas?.headline
+    const recent = alert("nas", "fan", "warning", "fan slow", { updatedAgo: 5 })
+    const older = alert("nas", "disk", "warning", "disk 91%", { updatedAgo: 50 })
+    const twin = alert("nas", "psu", "warning", "psu hot", { updatedAgo: 5 })
+    assert.strictEqual(headline([recent, older]), "fan slow")
+    assert.strictEqual(headline([older, recent]), "fan slow")
+    assert.strictEqual(headline([recent, twin]), "fan slow")
+    assert.strictEqual(headline([twin, recent]), "psu hot")
+    assert.strictEqual(
+      headline([recent, alert("nas", "raid", "critical", "RAID degraded", { updatedAgo: 500 })]),
+      "RAID degraded"
+    )
+  })
+
   it("inhibition: a critical alert mutes warnings that share the listed labels", () => {
     const snap = snapshot({
       alerts: [
