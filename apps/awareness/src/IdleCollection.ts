@@ -94,9 +94,9 @@ const exposeGc = (): (() => void) | undefined => {
 }
 
 /**
- * Watches `server`: its creation and every request and upgrade count as activity, a timer (which never keeps the process alive)
- * checks every `idleMs`, and closing the server stops it. Returns the logic (tests read its count), or `undefined`
- * when `idleMs` is 0 or no collector is available.
+ * Watches `server`: its creation and every request and upgrade count as activity, a timer (which never keeps the
+ * process alive) checks every `idleMs`, and closing the server stops it. Returns the logic (tests read its count), or
+ * `undefined` when `idleMs` is 0 or no collector is available.
  *
  * @category constructors
  * @since 0.2.0

@@ -98,17 +98,20 @@ const countAscii = (text: string): number => {
   let i = 0
   while (i < text.length) {
     const end = pieceEnd(text, i)
-    total += remembered(text.slice(i, end), TokenCounter.countO200k)
+    total += remembered(text.slice(i, end))
     i = end
   }
   return total
 }
 
-/** `count(text)`, remembered for the next call (bounded: the pieces of briefings repeat, but messages and names are the callers'). */
-const remembered = (text: string, count: (text: string) => number): number => {
+/**
+ * `countO200k(text)`, remembered for the next call (bounded: the pieces of briefings repeat, but messages and names
+ * are the callers').
+ */
+const remembered = (text: string): number => {
   let known = pieces.get(text)
   if (known === undefined) {
-    known = count(text)
+    known = TokenCounter.countO200k(text)
     if (pieces.size >= 50_000) pieces.clear()
     pieces.set(text, known)
   }
@@ -154,5 +157,4 @@ export const partsOf = (text: string): Array<string> => {
   return parts
 }
 
-const countPart = (part: string): number =>
-  isAscii(part) ? countAscii(part) : remembered(part, TokenCounter.countO200k)
+const countPart = (part: string): number => (isAscii(part) ? countAscii(part) : remembered(part))
