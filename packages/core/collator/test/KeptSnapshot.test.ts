@@ -27,6 +27,8 @@ const dataFor = (rng: Rng, type: Entry.Entry["type"]): Record<string, unknown> =
     case "intention":
       return { state: pick(rng, ["pending", "snoozed", "fired", "acknowledged"]) }
     case "preference":
+    case "note":
+      // A note may carry the same fields: only a preference's count.
       return { key: pick(rng, ["timezone", "language"]), scope: pick(rng, ["global", "user"]), value: "UTC" }
     default:
       return {}

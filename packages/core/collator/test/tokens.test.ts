@@ -68,6 +68,7 @@ describe("countO200kFast", () => {
     ])
     // Before 0 and 9 too; never after white space, a digit or a non-ASCII character.
     assert.deepStrictEqual(partsOf("a0 1é2z9"), ["a", "0 1é2z", "9"])
+    assert.deepStrictEqual(partsOf("…T12:05"), ["…T", "12:", "05"])
   })
 
   it("equals countO200k on briefings", () => {
