@@ -558,7 +558,7 @@ interface Top {
  */
 const surface = (
   alerts: ReadonlyArray<Alert>,
-  inhibited: Set<Alert>,
+  inhibited: ReadonlySet<Alert>,
   s: Settings,
   later: (ms: number) => void,
   evaluation: CollationMemo.SurfaceCounts
@@ -597,6 +597,9 @@ const surface = (
   return { surfaced, top }
 }
 
+/** What a kept surfacing is computed under: nothing inhibited (it is never kept otherwise). */
+const noneInhibited: ReadonlySet<Alert> = new Set()
+
 const noCounts = (): CollationMemo.SurfaceCounts => ({ acknowledged: 0, escalated: 0, flapping: 0, inhibited: 0 })
 
 /** Whether a kept surfacing holds for this call: the same inputs, and `now` within its instants. */
@@ -626,7 +629,7 @@ const surfaceAfresh = (
     if (ms > s.now && ms < until) until = ms
   }
   const counts = noCounts()
-  const { surfaced, top } = surface(alerts, new Set(), s, later, counts)
+  const { surfaced, top } = surface(alerts, noneInhibited, s, later, counts)
   const { ackTimeout, escalationTimeout, now: at } = s
   return { screening, live, ackTimeout, escalationTimeout, at, until, surfaced, top, counts }
 }

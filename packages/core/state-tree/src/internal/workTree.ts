@@ -142,8 +142,10 @@ const columns = (capacity: number) => {
 
 type Columns = ReturnType<typeof columns>
 
-/** The filter's verdicts on the child lists a builder is visiting, a stack: each list takes the slots above its
- * parent's. One for every build: a build runs no code but its own, so two never overlap. */
+/**
+ * The filter's verdicts on the child lists a builder is visiting, a stack: each list takes the slots above its
+ * parent's. One for every build: a build runs no code but its own, so two never overlap.
+ */
 let verdicts = new Uint8Array(256)
 
 class Builder {
@@ -155,7 +157,7 @@ class Builder {
   readonly active: boolean
   readonly keepAncestors: boolean
   readonly matchMemo = new Map<Node, boolean>()
-  /** The top of {@link verdicts} */
+  /** The top of {@link verdicts}. */
   top = 0
 
   constructor(filter: Filter | undefined) {
@@ -255,9 +257,11 @@ class Builder {
     if (visible > 0) this.c.kind[index] = STUB
   }
 
-  /** Pushes the verdicts of the filter on `children` (1: passes) and returns where they start. They are read in a
+  /**
+   * Pushes the verdicts of the filter on `children` (1: passes) and returns where they start. They are read in a
    * loop of their own because on a fresh tree each child is a cold read: a short loop keeps several of those reads
-   * in flight at once, where the visit between two children would leave the processor waiting on each in turn. */
+   * in flight at once, where the visit between two children would leave the processor waiting on each in turn.
+   */
   judge(children: ReadonlyArray<Node>): number {
     const base = this.top
     this.top += children.length
